@@ -1,0 +1,75 @@
+"""The paper table: one row per paper, the single contract every module reads.
+
+`corpus.load()` returns it; `analysis.analyze()` adds the analysis columns; filters, charts,
+exports and pages only ever read these names. Column order below is the export order.
+
+Core columns (always present after `corpus.load`)
+------------------------------------------------
+id                str        the record's own id, else ``<file stem>-<n>`` (n = position); unique in a load
+source            str        file name the paper came from (no directory part)
+position          int        1-based position of the paper within its source file
+venue             str        e.g. ``ICML``; ``""`` when unknown
+year              Int64      e.g. 2026; <NA> when unknown
+title             str        the record's own title, else a short derived title
+title_is_derived  bool       True when ``title`` was derived from the abstract
+abstract          str        the abstract verbatim, as read
+abstract_clean    str        LaTeX and markdown rendered to readable plain text, whitespace normalised
+n_words           int        words in ``abstract_clean``
+method_names      list[str]  names the paper gives its own method, model, dataset or benchmark
+links             list[dict] ``{"url": str, "kind": str}``, de-duplicated, cleaned; kind in LINK_KINDS
+code_url          str        the paper's own repository URL; ``""`` when none
+github_repo       str        ``owner/name`` when ``code_url`` is on GitHub; ``""`` otherwise
+code_status       str        one of CODE_STATUSES
+datasets          list[str]  benchmarks and datasets named in the text
+
+Optional columns (present when a reader found them; other columns are welcome too)
+-------------------------------------------------------------------------------
+url, pdf_url      str        the paper's page / PDF
+authors           list[str]
+keywords          list[str]
+primary_area      str        a label given by the source (OpenReview ``primary_area``)
+decision          str
+
+Analysis columns (added by `analysis.analyze`)
+---------------------------------------------
+topic             int        topic number, -1 for an outlier
+topic_label       str        e.g. ``diffusion · guidance · sampling``; ``"Outlier"`` for -1
+topic_weight      float      strength of the paper's membership of its topic (0..1)
+is_outlier        bool       no topic is clear for the paper
+areas             list[str]  research areas from the taxonomy (multi-label)
+x, y              float      2-D map coordinates
+"""
+
+from __future__ import annotations
+
+CORE_COLUMNS: tuple[str, ...] = (
+    "id",
+    "source",
+    "position",
+    "venue",
+    "year",
+    "title",
+    "title_is_derived",
+    "abstract",
+    "abstract_clean",
+    "n_words",
+    "method_names",
+    "links",
+    "code_url",
+    "github_repo",
+    "code_status",
+    "datasets",
+)
+
+OPTIONAL_COLUMNS: tuple[str, ...] = ("url", "pdf_url", "authors", "keywords", "primary_area", "decision")
+
+ANALYSIS_COLUMNS: tuple[str, ...] = ("topic", "topic_label", "topic_weight", "is_outlier", "areas", "x", "y")
+
+LIST_COLUMNS: frozenset[str] = frozenset({"method_names", "links", "datasets", "authors", "keywords", "areas"})
+
+LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")
+
+CODE_STATUSES: tuple[str, ...] = ("released", "project_page_only", "account_only", "promised", "none")
+
+OUTLIER_TOPIC = -1
+OUTLIER_LABEL = "Outlier"
