@@ -1,0 +1,508 @@
+"""The one selection model: a frozen `Filters` value parsed from the URL, applied as a boolean mask.
+
+Every page and every download reads the same `Filters`, so what a user sees is what they export, and
+a link reproduces the view. Parsing is forgiving: a bad URL value falls back to the default and
+yields a short notice, never an exception.
+
+    >>> f, notices = Filters.from_query({"q": 'diffusion -"video"', "code": "released", "year": "2024"})
+    >>> f.to_query()
+    {'q': 'diffusion -"video"', 'year': ['2024'], 'code': ['released']}
+
+URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``code``, ``link``,
+``dataset``, ``words`` (``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map) and
+``k``, the number of topics the ``topic`` numbers refer to (``auto`` by default).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dashboard.schema import CODE_STATUSES, LINK_KINDS
+
+# Bounds that keep a hostile or mangled URL cheap to parse and apply.
+MAX_QUERY_CHARS = 500
+MAX_VALUES_PER_KEY = 500
+MIN_YEAR, MAX_YEAR = 1900, 2100
+MAX_TOPICS = 200
+
+QueryParams = Mapping[str, "str | Iterable[str]"]
+
+_LIST_KEYS: tuple[str, ...] = ("topic", "area", "venue", "year", "source", "code", "link", "dataset", "id")
+FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id")
+URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k")
+
+# How each key is named to a user, in notices and in describe().
+KEY_NAMES: dict[str, str] = {
+    "q": "search",
+    "topic": "topic",
+    "area": "area",
+    "venue": "venue",
+    "year": "year",
+    "source": "source file",
+    "code": "code status",
+    "link": "link kind",
+    "dataset": "dataset",
+    "words": "words",
+    "id": "picked papers",
+    "k": "number of topics",
+}
+
+
+def _unique_sorted(values: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(sorted(set(values)))
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the user has narrowed the papers down to. Empty fields mean "no restriction".
+
+    List fields are stored sorted and de-duplicated, so two filters that select the same thing are
+    equal and have the same URL.
+
+        >>> Filters(code=("released", "promised", "released")).code
+        ('promised', 'released')
+    """
+
+    q: str = ""
+    topic: tuple[int, ...] = ()
+    area: tuple[str, ...] = ()
+    venue: tuple[str, ...] = ()
+    year: tuple[int, ...] = ()
+    source: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
+    link: tuple[str, ...] = ()
+    dataset: tuple[str, ...] = ()
+    words: tuple[int | None, int | None] = (None, None)
+    id: tuple[str, ...] = ()
+    k: int | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        # Normalise once here so equality, URLs and cache keys never depend on order or spacing.
+        set_ = object.__setattr__
+        set_(self, "q", " ".join(self.q.split())[:MAX_QUERY_CHARS])
+        for key in _LIST_KEYS:
+            values = getattr(self, key)
+            if key not in ("topic", "year"):
+                values = (v for v in values if v != "")
+            set_(self, key, _unique_sorted(values))
+        low, high = self.words
+        if low is not None and high is not None and low > high:
+            low, high = high, low
+        set_(self, "words", (low, high))
+
+    # ----------------------------------------------------------------- URL round trip
+
+    @classmethod
+    def from_query(cls, params: QueryParams) -> tuple[Filters, list[str]]:
+        """Parse URL query parameters; bad values are dropped with a notice, never raised.
+
+        >>> f, notices = Filters.from_query({"year": ["2024", "soon"]})
+        >>> f.year, notices
+        ((2024,), ['year: ignored "soon" (not a year)'])
+        """
+        notices: list[str] = []
+        values: dict[str, Any] = {}
+        q = _values(params, "q")
+        if q:
+            text = q[-1]
+            if len(" ".join(text.split())) > MAX_QUERY_CHARS:
+                notices.append(f"search: shortened to its first {MAX_QUERY_CHARS} characters")
+            values["q"] = text
+        for key in _LIST_KEYS:
+            raw = _values(params, key)
+            if len(raw) > MAX_VALUES_PER_KEY:
+                notices.append(f"{KEY_NAMES[key]}: kept the first {MAX_VALUES_PER_KEY} of {len(raw)} values")
+                raw = raw[:MAX_VALUES_PER_KEY]
+            parsed = []
+            for value in raw:
+                ok, result, why = _parse_list_value(key, value)
+                if ok:
+                    parsed.append(result)
+                elif value.strip():
+                    notices.append(f'{KEY_NAMES[key]}: ignored "{_short(value)}" ({why})')
+            values[key] = tuple(parsed)
+        words = _values(params, "words")
+        if words and words[-1].strip():
+            parsed_words = _parse_words(words[-1])
+            if parsed_words is None:
+                notices.append(f'words: ignored "{_short(words[-1])}" (expected MIN-MAX, e.g. 100-250)')
+            else:
+                values["words"] = parsed_words
+        k = _values(params, "k")
+        if k and k[-1].strip() and k[-1].strip().lower() != "auto":
+            try:
+                n_topics = int(k[-1].strip())
+            except ValueError:
+                n_topics = 0
+            if 2 <= n_topics <= MAX_TOPICS:
+                values["k"] = n_topics
+            else:
+                why = f"expected auto or 2-{MAX_TOPICS}"
+                notices.append(f'number of topics: ignored "{_short(k[-1])}" ({why}); using auto')
+        return cls(**values), notices
+
+    def to_query(self) -> dict[str, str | list[str]]:
+        """The URL query parameters for this selection; defaults are left out to keep links short."""
+        query: dict[str, str | list[str]] = {}
+        if self.q:
+            query["q"] = self.q
+        for key in _LIST_KEYS:
+            values = getattr(self, key)
+            if values:
+                query[key] = [str(v) for v in values]
+        if self.words != (None, None):
+            low, high = self.words
+            query["words"] = f"{'' if low is None else low}-{'' if high is None else high}"
+        if self.k is not None:
+            query["k"] = str(self.k)
+        return query
+
+    # ----------------------------------------------------------------- working with the data
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no filter restricts the papers (the number of topics is a setting, not a filter)."""
+        return replace(self, k=None) == Filters()
+
+    def active_keys(self) -> list[str]:
+        """URL keys of the filters that restrict something, in URL order."""
+        default = Filters()
+        return [key for key in FILTER_KEYS if getattr(self, key) != getattr(default, key)]
+
+    def cleared(self) -> Filters:
+        """The same view with every filter removed (settings such as the number of topics stay)."""
+        return Filters(k=self.k)
+
+    def without(self, *keys: str) -> Filters:
+        """This selection with the given filters removed, e.g. for counts beside a topic list."""
+        default = Filters()
+        return replace(self, **{key: getattr(default, key) for key in keys})
+
+    def restrict(self, available: Mapping[str, Collection[Any]]) -> tuple[Filters, list[str]]:
+        """Drop values that this corpus does not have (e.g. a topic number from another model).
+
+        >>> f, notices = Filters(venue=("ICML", "NIPS")).restrict({"venue": {"ICML"}})
+        >>> f.venue, notices
+        (('ICML',), ['venue: no "NIPS" in this corpus; ignored'])
+        """
+        notices: list[str] = []
+        changes: dict[str, tuple[Any, ...]] = {}
+        for key, allowed in available.items():
+            current = getattr(self, key)
+            kept = tuple(v for v in current if v in allowed)
+            if len(kept) != len(current):
+                for value in current:
+                    if value not in allowed:
+                        notices.append(f'{KEY_NAMES[key]}: no "{_short(str(value))}" in this corpus; ignored')
+                changes[key] = kept
+        return (replace(self, **changes) if changes else self), notices
+
+    def mask(self, papers: pd.DataFrame, *, ignore: Collection[str] = ()) -> pd.Series:
+        """Boolean Series (same index as ``papers``): True for papers that pass every filter.
+
+        A filter whose column the table lacks (e.g. ``topic`` before analysis) restricts nothing.
+        ``ignore`` leaves out some filters, e.g. to count papers per topic beside a topic filter.
+        """
+        keep = np.ones(len(papers), dtype=bool)
+        active = [key for key in self.active_keys() if key not in ignore]
+        for key in active:
+            column = _COLUMN_OF[key]
+            if column is not None and column not in papers.columns:
+                continue
+            keep &= _MASKERS[key](self, papers)
+            if not keep.any():
+                break
+        return pd.Series(keep, index=papers.index, name="selected")
+
+    # ----------------------------------------------------------------- words for people and files
+
+    def describe(self, topic_labels: Mapping[int, str] | None = None) -> str:
+        """One short line of what is filtered, e.g. ``search "graph" · code: released · 2024``."""
+        parts: list[str] = []
+        if self.q:
+            parts.append(f"search {self.q}" if '"' in self.q else f'search "{self.q}"')
+        if self.topic:
+            labels = topic_labels or {}
+            names = [labels.get(t, "outliers" if t == -1 else f"topic {t}") for t in self.topic]
+            parts.append("topic: " + ", ".join(names))
+        for key in ("area", "venue", "source", "code", "link", "dataset"):
+            values = getattr(self, key)
+            if values:
+                shown = [v.replace("_", " ") for v in values] if key in ("code", "link") else list(values)
+                parts.append(f"{KEY_NAMES[key]}: " + ", ".join(shown))
+        if self.year:
+            parts.append("year: " + ", ".join(str(y) for y in self.year))
+        if self.words != (None, None):
+            low, high = self.words
+            if low is None:
+                parts.append(f"≤ {high} words")
+            elif high is None:
+                parts.append(f"≥ {low} words")
+            else:
+                parts.append(f"{low}-{high} words")
+        if self.id:
+            parts.append(f"{len(self.id)} picked papers")
+        return " · ".join(parts) if parts else "no filters"
+
+    def slug(self, max_length: int = 80) -> str:
+        """A file-name-safe summary, e.g. ``q-graph_code-released`` (``all`` when nothing is filtered).
+
+        Long selections are cut and end in a short hash, so different selections keep different names.
+        """
+        parts: list[str] = []
+        if self.q:
+            query = parse_search(self.q)
+            terms = [_slugify(t) for t in query.include] + ["not-" + _slugify(t) for t in query.exclude]
+            parts.append("q-" + "-".join(terms))
+        for key in _LIST_KEYS:
+            values = getattr(self, key)
+            if values and key != "id":
+                names = ["outlier" if key == "topic" and v == -1 else _slugify(str(v)) for v in values]
+                parts.append(key + "-" + "+".join(names))
+        if self.words != (None, None):
+            low, high = self.words
+            parts.append(f"words-{'' if low is None else low}-{'' if high is None else high}")
+        if self.id:
+            parts.append(f"{len(self.id)}-picked")
+        if self.topic and self.k is not None:
+            parts.append(f"k-{self.k}")
+        slug = "_".join(p for p in parts if p) or "all"
+        if len(slug) > max_length:
+            digest = hashlib.sha256(repr(self).encode()).hexdigest()[:8]
+            slug = slug[: max_length - 9].rstrip("-_+") + "-" + digest
+        return slug
+
+
+# --------------------------------------------------------------------- search
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """A parsed search: every term and phrase must occur, no excluded one may.
+
+    >>> parse_search('graph "message passing" -molecule')
+    SearchQuery(include=('graph', 'message passing'), exclude=('molecule',))
+    """
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+_SEARCH_TOKEN = re.compile(r'(-?)"([^"]*)"?|(-?)([^\s"]+)')
+_REGEX_SPECIALS = frozenset("\\.^$|?*+()[]{}")
+
+
+def parse_search(q: str) -> SearchQuery:
+    """Split a search string into terms and "quoted phrases" to include and ``-terms`` to exclude.
+
+    Matching ignores case; an unclosed quote runs to the end of the text.
+    """
+    include: list[str] = []
+    exclude: list[str] = []
+    for match in _SEARCH_TOKEN.finditer(q):
+        negated = bool(match.group(1) or match.group(3))
+        term = match.group(2) if match.group(2) is not None else match.group(4)
+        term = " ".join(term.lower().split())
+        if not term or term == "-":
+            continue
+        (exclude if negated else include).append(term)
+    return SearchQuery(tuple(dict.fromkeys(include)), tuple(dict.fromkeys(exclude)))
+
+
+def term_pattern(term: str) -> str:
+    """Regular expression for one search term: matches at a word start; inner spaces match hyphens too.
+
+    Works with both Python ``re`` and RE2 (pyarrow string columns), so it avoids look-behind.
+
+        >>> term_pattern("graph net")
+        '\\\\bgraph[\\\\s-]+net'
+    """
+    words = term.split()
+    escaped = r"[\s-]+".join("".join("\\" + c if c in _REGEX_SPECIALS else c for c in w) for w in words)
+    # A word boundary only means something before an ASCII letter or digit in RE2; elsewhere (CJK,
+    # symbols) plain substring search is what a user expects.
+    first = words[0][0] if words else ""
+    return (r"\b" + escaped) if first.isascii() and first.isalnum() else escaped
+
+
+def search_text(papers: pd.DataFrame) -> pd.Series:
+    """The text search looks in: title, cleaned abstract and method names."""
+    text = papers["title"].astype("str") + "\n" + papers["abstract_clean"].astype("str")
+    if "method_names" in papers.columns:
+        names = papers["method_names"].map(lambda ns: " ".join(ns) if isinstance(ns, list | tuple) else "")
+        text = text + "\n" + names.astype("str")
+    return text
+
+
+def search_mask(text: pd.Series, q: str) -> np.ndarray:
+    """Boolean array: which texts match the search ``q`` (all terms, no excluded term)."""
+    query = parse_search(q)
+    keep = np.ones(len(text), dtype=bool)
+    for term in query.include:
+        keep &= text.str.contains(term_pattern(term), case=False, regex=True).to_numpy(dtype=bool)
+    for term in query.exclude:
+        keep &= ~text.str.contains(term_pattern(term), case=False, regex=True).to_numpy(dtype=bool)
+    return keep
+
+
+def highlight_spans(text: str, q: str) -> list[tuple[int, int]]:
+    """Character spans of the included search terms in ``text``, sorted and merged.
+
+    >>> highlight_spans("Graph nets on graphs", "graph")
+    [(0, 5), (14, 19)]
+    """
+    spans: list[tuple[int, int]] = []
+    for term in parse_search(q).include:
+        spans.extend(m.span() for m in re.finditer(term_pattern(term), text, flags=re.IGNORECASE))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+# --------------------------------------------------------------------- masks per key
+
+
+def _isin(column: str, key: str) -> Any:
+    def mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
+        return papers[column].isin(list(getattr(f, key))).to_numpy(dtype=bool)
+
+    return mask
+
+
+def _any_of_list(column: str, key: str, item: str | None = None) -> Any:
+    """Mask for a list column: the paper's list holds at least one wanted value."""
+
+    def mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
+        # Positions, not index labels, so a table with a non-unique index still works.
+        exploded = pd.Series(papers[column].to_numpy(), index=np.arange(len(papers))).explode()
+        if item is not None:
+            exploded = exploded.map(lambda d: d.get(item) if isinstance(d, dict) else None)
+        hit = exploded.isin(list(getattr(f, key))).to_numpy(dtype=bool)
+        rows = np.zeros(len(papers), dtype=bool)
+        rows[exploded.index.to_numpy()[hit]] = True
+        return rows
+
+    return mask
+
+
+def _words_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
+    low, high = f.words
+    n_words = pd.to_numeric(papers["n_words"], errors="coerce")
+    keep = n_words.notna().to_numpy(dtype=bool, copy=True)
+    if low is not None:
+        keep &= (n_words >= low).fillna(False).to_numpy(dtype=bool)
+    if high is not None:
+        keep &= (n_words <= high).fillna(False).to_numpy(dtype=bool)
+    return keep
+
+
+def _year_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
+    return papers["year"].isin(list(f.year)).fillna(False).to_numpy(dtype=bool)
+
+
+def _search(f: Filters, papers: pd.DataFrame) -> np.ndarray:
+    return search_mask(search_text(papers), f.q)
+
+
+_MASKERS: dict[str, Any] = {
+    "q": _search,
+    "topic": _isin("topic", "topic"),
+    "area": _any_of_list("areas", "area"),
+    "venue": _isin("venue", "venue"),
+    "year": _year_mask,
+    "source": _isin("source", "source"),
+    "code": _isin("code_status", "code"),
+    "link": _any_of_list("links", "link", item="kind"),
+    "dataset": _any_of_list("datasets", "dataset"),
+    "words": _words_mask,
+    "id": _isin("id", "id"),
+}
+
+# The table column each filter reads (None: several columns, always present).
+_COLUMN_OF: dict[str, str | None] = {
+    "q": "abstract_clean",
+    "topic": "topic",
+    "area": "areas",
+    "venue": "venue",
+    "year": "year",
+    "source": "source",
+    "code": "code_status",
+    "link": "links",
+    "dataset": "datasets",
+    "words": "n_words",
+    "id": "id",
+}
+
+
+# --------------------------------------------------------------------- parsing helpers
+
+
+def _values(params: QueryParams, key: str) -> list[str]:
+    value = params.get(key)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _parse_list_value(key: str, value: str) -> tuple[bool, Any, str]:
+    """(ok, parsed value, why not) for one value of a list key."""
+    text = value.strip()
+    if not text:
+        return False, None, "empty"
+    if key == "topic":
+        try:
+            topic = int(text)
+        except ValueError:
+            return False, None, "not a topic number"
+        return (topic >= -1, topic, "not a topic number")
+    if key == "year":
+        try:
+            year = int(text)
+        except ValueError:
+            return False, None, "not a year"
+        return (MIN_YEAR <= year <= MAX_YEAR, year, "not a year")
+    if key == "code":
+        return (text in CODE_STATUSES, text, "expected one of " + ", ".join(CODE_STATUSES))
+    if key == "link":
+        return (text in LINK_KINDS, text, "expected one of " + ", ".join(LINK_KINDS))
+    # Free text (venue, source, area, dataset, id) is kept verbatim: names may have any spacing.
+    return True, value, ""
+
+
+_WORDS = re.compile(r"^\s*(\d{0,7})\s*-\s*(\d{0,7})\s*$")
+
+
+def _parse_words(value: str) -> tuple[int | None, int | None] | None:
+    match = _WORDS.match(value)
+    if not match or not (match.group(1) or match.group(2)):
+        return None
+    low = int(match.group(1)) if match.group(1) else None
+    high = int(match.group(2)) if match.group(2) else None
+    return low, high
+
+
+def _short(value: str, limit: int = 40) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _slugify(text: str) -> str:
+    """ASCII letters, digits and dashes; text in other scripts becomes a short stable hash."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if not slug or len(ascii_text.strip()) < len(text.strip()) // 2:
+        slug = (slug + "-" if slug else "") + hashlib.sha256(text.encode()).hexdigest()[:6]
+    return slug
