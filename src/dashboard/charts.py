@@ -1,0 +1,291 @@
+"""Plotly figures for the dashboard: free functions from plain tables to a titled `go.Figure`.
+
+Every figure has a title and labelled axes. Text that comes from the corpus (titles, topic labels,
+terms) is HTML-escaped before it reaches Plotly, whose labels understand a little HTML, so a hostile
+title shows literally. Charts never import streamlit; pages pass their output to `st.plotly_chart`.
+
+    >>> fig = top_counts(pd.Series({"ImageNet": 7, "QM9": 2}), title="Datasets", x_title="Papers")
+    >>> fig.layout.title.text
+    'Datasets'
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from collections.abc import Collection, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.colors
+import plotly.graph_objects as go
+
+from dashboard.schema import CODE_STATUSES, OUTLIER_LABEL, OUTLIER_TOPIC
+
+ACCENT = "#3b5bdb"
+MUTED = "#a5b4d8"
+OUTLIER_COLOUR = "#9aa0a6"
+# Enough distinct colours for the topic counts a user is likely to pick; beyond that they repeat.
+PALETTE: tuple[str, ...] = tuple(
+    plotly.colors.qualitative.D3 + plotly.colors.qualitative.Set2 + plotly.colors.qualitative.Dark24
+)
+MAX_LABEL_CHARS = 48
+BAR_HEIGHT_PX = 24
+
+
+def safe_label(text: object, max_chars: int = MAX_LABEL_CHARS) -> str:
+    """Corpus text made safe and short for a Plotly label: escaped, cut with an ellipsis.
+
+    >>> safe_label("<b>bold</b> claim")
+    '&lt;b&gt;bold&lt;/b&gt; claim'
+    """
+    value = " ".join(str(text).split())
+    if len(value) > max_chars:
+        value = value[: max_chars - 1].rstrip() + "…"
+    return html.escape(value)
+
+
+def wrapped_label(text: object, width: int = 60, max_lines: int = 3) -> str:
+    """Escaped text broken into ``<br>``-joined lines, for hover boxes."""
+    lines = textwrap.wrap(" ".join(str(text).split()), width=width) or [""]
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1][: width - 1] + "…"
+    return "<br>".join(html.escape(line) for line in lines)
+
+
+def _bar_height(n_bars: int) -> int:
+    return int(max(260, min(1400, BAR_HEIGHT_PX * n_bars + 110)))
+
+
+def _base_layout(
+    fig: go.Figure, title: str, x_title: str, y_title: str, height: int | None = None
+) -> go.Figure:
+    fig.update_layout(
+        title={"text": html.escape(title), "x": 0, "xanchor": "left"},
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        showlegend=False,
+    )
+    if height is not None:
+        fig.update_layout(height=height)
+    return fig
+
+
+def top_counts(
+    counts: pd.Series,
+    *,
+    title: str,
+    x_title: str = "Papers",
+    y_title: str = "",
+    limit: int = 20,
+) -> go.Figure:
+    """Horizontal bars of the largest counts (a Series: label -> count), largest on top."""
+    top = counts[counts > 0].sort_values(ascending=False).head(limit)
+    labels = [safe_label(label) for label in top.index]
+    fig = go.Figure(
+        go.Bar(
+            x=top.to_numpy(),
+            y=labels,
+            orientation="h",
+            marker_color=ACCENT,
+            hovertemplate="%{y}: %{x}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return _base_layout(fig, title, x_title, y_title, _bar_height(len(top)))
+
+
+def topic_sizes(
+    topics: pd.DataFrame,
+    counts: pd.Series,
+    *,
+    selected: Collection[int] = (),
+    title: str = "Papers per topic",
+) -> go.Figure:
+    """Bars of papers per topic, one per row of ``topics`` (columns ``topic``, ``label``).
+
+    ``counts`` maps topic number -> papers (e.g. under every filter but the topic filter), so a user
+    sees what a click on a bar would add. Selected topics are drawn in the accent colour; each bar
+    carries its topic number as ``customdata`` for click-to-filter.
+    """
+    table = topics[["topic", "label"]].copy()
+    table["count"] = table["topic"].map(counts).fillna(0).astype(int)
+    table = table.sort_values(["count", "topic"], ascending=[False, True])
+    chosen = set(selected)
+    colours = [ACCENT if (not chosen or t in chosen) else MUTED for t in table["topic"]]
+    fig = go.Figure(
+        go.Bar(
+            x=table["count"].to_numpy(),
+            y=[_topic_axis_label(t, label) for t, label in zip(table["topic"], table["label"], strict=True)],
+            orientation="h",
+            marker_color=colours,
+            customdata=table["topic"].to_numpy(),
+            hovertemplate="%{y}<br>%{x} papers<extra>click to filter</extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_layout(clickmode="event+select", dragmode=False)
+    return _base_layout(fig, title, "Papers", "", _bar_height(len(table)))
+
+
+def _topic_axis_label(topic: int, label: object) -> str:
+    if topic == OUTLIER_TOPIC:
+        return OUTLIER_LABEL
+    return f"{topic}: {safe_label(label, 40)}"
+
+
+def release_rate(
+    groups: pd.DataFrame,
+    *,
+    title: str,
+    group_title: str,
+    min_papers: int = 1,
+    limit: int = 30,
+) -> go.Figure:
+    """Share of papers with released code per group; ``groups`` has ``group``, ``released``, ``papers``.
+
+    Groups with fewer than ``min_papers`` papers are left out (a rate of 1 of 1 says little); bars
+    are labelled with the counts so a small group is not mistaken for a strong one.
+    """
+    table = groups[groups["papers"] >= min_papers].copy()
+    table["rate"] = np.where(table["papers"] > 0, table["released"] / table["papers"].clip(lower=1), 0.0)
+    table = table.sort_values(["rate", "papers"], ascending=[False, False]).head(limit)
+    counts = zip(table["rate"], table["released"], table["papers"], strict=True)
+    text = [f"{rate:.0%} ({released} of {papers})" for rate, released, papers in counts]
+    fig = go.Figure(
+        go.Bar(
+            x=table["rate"].to_numpy(),
+            y=[safe_label(g) for g in table["group"]],
+            orientation="h",
+            marker_color=ACCENT,
+            text=text,
+            textposition="auto",
+            hovertemplate="%{y}<br>%{text}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(range=[0, 1], tickformat=".0%")
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return _base_layout(fig, title, "Papers with released code", group_title, _bar_height(len(table)))
+
+
+def paper_map(
+    papers: pd.DataFrame,
+    *,
+    title: str = "Map of papers (similar papers lie close together)",
+    max_points: int = 20_000,
+    random_state: int = 0,
+) -> go.Figure:
+    """Scatter of papers at (``x``, ``y``), one trace per topic; hover shows title and method names.
+
+    Each point carries the paper id as ``customdata`` so a selection can filter the papers. Above
+    ``max_points`` a seeded sample is drawn and the title says so.
+    """
+    shown = papers
+    if len(papers) > max_points:
+        shown = papers.sample(n=max_points, random_state=random_state)
+        title = f"{title} — {max_points:,} of {len(papers):,} papers sampled"
+    fig = go.Figure()
+    scatter = go.Scattergl if len(shown) > 2_000 else go.Scatter
+    topic_order = sorted(shown["topic"].unique(), key=lambda t: (t == OUTLIER_TOPIC, t))
+    for topic in topic_order:
+        group = shown[shown["topic"] == topic]
+        is_outlier = topic == OUTLIER_TOPIC
+        colour = OUTLIER_COLOUR if is_outlier else PALETTE[int(topic) % len(PALETTE)]
+        label = OUTLIER_LABEL if is_outlier else f"{topic}: {safe_label(group['topic_label'].iloc[0], 40)}"
+        methods = group["method_names"] if "method_names" in group.columns else [()] * len(group)
+        hover = [
+            wrapped_label(title_text) + ("<br><i>" + safe_label(", ".join(m), 80) + "</i>" if _has(m) else "")
+            for title_text, m in zip(group["title"], methods, strict=True)
+        ]
+        fig.add_trace(
+            scatter(
+                x=group["x"].to_numpy(),
+                y=group["y"].to_numpy(),
+                mode="markers",
+                name=label,
+                marker={"color": colour, "size": 7 if len(shown) < 2_000 else 4, "opacity": 0.85},
+                customdata=group["id"].to_numpy(),
+                hovertext=hover,
+                hovertemplate="%{hovertext}<extra>" + label + "</extra>",
+            )
+        )
+    _base_layout(fig, title, "Map dimension 1", "Map dimension 2", 560)
+    fig.update_layout(showlegend=True, legend={"title": {"text": "Topic"}, "itemsizing": "constant"})
+    fig.update_xaxes(showticklabels=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, zeroline=False)
+    return fig
+
+
+def _has(values: object) -> bool:
+    return isinstance(values, list | tuple | np.ndarray) and len(values) > 0
+
+
+def distinctive_terms(
+    terms: pd.DataFrame,
+    *,
+    title: str,
+    limit: int = 20,
+) -> go.Figure:
+    """Bars of the most distinctive terms by z-score (``term``, ``z``); positive = over-used here."""
+    top = terms.sort_values("z", ascending=False).head(limit)
+    fig = go.Figure(
+        go.Bar(
+            x=top["z"].to_numpy(),
+            y=[safe_label(t) for t in top["term"]],
+            orientation="h",
+            marker_color=[ACCENT if z > 0 else MUTED for z in top["z"]],
+            hovertemplate="%{y}: z = %{x:.1f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return _base_layout(fig, title, "z-score (weighted log-odds vs the rest)", "", _bar_height(len(top)))
+
+
+def similarity_heatmap(
+    matrix: pd.DataFrame, labels: Sequence[str], *, title: str = "Pairwise similarity"
+) -> go.Figure:
+    """Heatmap of a square similarity matrix, rows and columns named by ``labels``."""
+    names = [safe_label(label, 30) for label in labels]
+    values = matrix.to_numpy(dtype=float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=names,
+            y=names,
+            zmin=0,
+            zmax=1,
+            colorscale="Blues",
+            text=[[f"{v:.2f}" for v in row] for row in values],
+            texttemplate="%{text}",
+            hovertemplate="%{y}<br>%{x}<br>similarity %{z:.2f}<extra></extra>",
+            colorbar={"title": {"text": "cosine"}},
+        )
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_xaxes(automargin=True)
+    return _base_layout(fig, title, "Paper", "Paper", 120 + 70 * len(names))
+
+
+def words_histogram(n_words: pd.Series, *, title: str = "Abstract length", bins: int = 30) -> go.Figure:
+    """Histogram of words per abstract."""
+    fig = go.Figure(go.Histogram(x=n_words.to_numpy(), nbinsx=bins, marker_color=ACCENT))
+    fig.update_traces(hovertemplate="%{x} words: %{y} papers<extra></extra>")
+    return _base_layout(fig, title, "Words in the abstract", "Papers", 300)
+
+
+def code_status_bars(statuses: pd.Series, *, title: str = "Code status") -> go.Figure:
+    """Bars of papers per code status (a Series of statuses), in the schema's order."""
+    counts = statuses.value_counts().reindex(list(CODE_STATUSES), fill_value=0)
+    fig = go.Figure(
+        go.Bar(
+            x=[s.replace("_", " ") for s in counts.index],
+            y=counts.to_numpy(),
+            marker_color=ACCENT,
+            text=counts.to_numpy(),
+            textposition="auto",
+            hovertemplate="%{x}: %{y} papers<extra></extra>",
+        )
+    )
+    return _base_layout(fig, title, "Code status", "Papers", 320)

@@ -1,0 +1,143 @@
+"""Charts: every figure is titled with labelled axes, shows the numbers given, and escapes corpus text."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from synthetic import TOPIC_LABELS, make_papers
+
+from dashboard import charts
+
+PAPERS = make_papers()
+TOPICS = pd.DataFrame({"topic": [0, 1, 2, -1], "label": [*TOPIC_LABELS.values(), "Outlier"]})
+HOSTILE = '<img src=x onerror="alert(1)"> :red[x] $x$'
+
+def values(array: Any) -> list:
+    """A figure's data array as a list: plotly's to_dict() packs numeric arrays as typed base64."""
+    if isinstance(array, dict) and "bdata" in array:
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"])).tolist()
+    return list(array)
+
+
+FIGURES: dict[str, Callable[[], go.Figure]] = {
+    "top_counts": lambda: charts.top_counts(pd.Series({"ImageNet": 3, "QM9": 2}), title="Datasets"),
+    "topic_sizes": lambda: charts.topic_sizes(TOPICS, PAPERS["topic"].value_counts()),
+    "release_rate": lambda: charts.release_rate(
+        pd.DataFrame({"group": ["a", "b"], "released": [1, 0], "papers": [2, 3]}),
+        title="Release rate by source",
+        group_title="Source file",
+    ),
+    "paper_map": lambda: charts.paper_map(PAPERS),
+    "distinctive_terms": lambda: charts.distinctive_terms(
+        pd.DataFrame({"term": ["graph", "video"], "z": [3.0, -2.0]}), title="Distinctive terms"
+    ),
+    "similarity_heatmap": lambda: charts.similarity_heatmap(
+        pd.DataFrame([[1.0, 0.2], [0.2, 1.0]]), ["Paper A", "Paper B"]
+    ),
+    "words_histogram": lambda: charts.words_histogram(PAPERS["n_words"]),
+    "code_status_bars": lambda: charts.code_status_bars(PAPERS["code_status"]),
+}
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_chart_has_a_title_and_axis_titles(name: str) -> None:
+    layout = FIGURES[name]().to_dict()["layout"]
+    assert layout["title"]["text"]
+    assert layout["xaxis"]["title"]["text"]
+    # Horizontal bar charts name their categories on the bars themselves; all others title the y axis.
+    if name not in ("top_counts", "topic_sizes", "distinctive_terms"):
+        assert layout["yaxis"]["title"]["text"]
+
+
+def test_top_counts_sorts_largest_first_and_drops_zeros() -> None:
+    fig = charts.top_counts(pd.Series({"a": 1, "b": 5, "c": 0, "d": 3}), title="t", limit=2)
+    bar = fig.to_dict()["data"][0]
+    assert list(bar["y"]) == ["b", "d"]
+    assert values(bar["x"]) == [5, 3]
+
+
+def test_topic_sizes_carries_topic_numbers_and_marks_the_selection() -> None:
+    counts = pd.Series({0: 2, 1: 2, 2: 1})
+    bar = charts.topic_sizes(TOPICS, counts, selected=[1]).to_dict()["data"][0]
+    assert values(bar["customdata"]) == [0, 1, 2, -1]
+    assert values(bar["x"]) == [2, 2, 1, 0]
+    assert bar["y"][0] == "0: graph · message · passing"
+    assert bar["y"][3] == "Outlier"
+    assert list(bar["marker"]["color"]) == [charts.MUTED, charts.ACCENT, charts.MUTED, charts.MUTED]
+
+
+def test_topic_sizes_without_selection_colours_every_bar() -> None:
+    bar = charts.topic_sizes(TOPICS, pd.Series({0: 1})).to_dict()["data"][0]
+    assert set(bar["marker"]["color"]) == {charts.ACCENT}
+
+
+def test_release_rate_shows_share_and_counts_and_skips_small_groups() -> None:
+    groups = pd.DataFrame({"group": ["big", "tiny", "half"], "released": [3, 1, 2], "papers": [4, 1, 4]})
+    bar = charts.release_rate(groups, title="t", group_title="g", min_papers=2).to_dict()["data"][0]
+    assert list(bar["y"]) == ["big", "half"]
+    assert values(bar["x"]) == [0.75, 0.5]
+    assert list(bar["text"]) == ["75% (3 of 4)", "50% (2 of 4)"]
+
+
+def test_paper_map_has_one_trace_per_topic_with_ids_and_grey_outliers() -> None:
+    data = charts.paper_map(PAPERS).to_dict()["data"]
+    assert [trace["name"] for trace in data] == [
+        "0: graph · message · passing",
+        "1: diffusion · guidance · sampling",
+        "2: 图神经 · survey",
+        "Outlier",
+    ]
+    assert values(data[0]["customdata"]) == ["p1", "p2"]
+    assert data[-1]["marker"]["color"] == charts.OUTLIER_COLOUR
+    assert "GraphMol" in data[0]["hovertext"][0]
+
+
+def test_paper_map_samples_large_tables_and_says_so() -> None:
+    big = pd.concat([PAPERS] * 50, ignore_index=True)
+    big["id"] = [f"p{i}" for i in range(len(big))]
+    fig = charts.paper_map(big, max_points=100)
+    assert sum(len(values(trace["x"])) for trace in fig.to_dict()["data"]) == 100
+    assert "100 of 300 papers sampled" in fig.layout.title.text
+
+
+def test_corpus_text_is_escaped_everywhere() -> None:
+    papers = PAPERS.assign(title=HOSTILE, topic_label=HOSTILE, method_names=[[HOSTILE]] * len(PAPERS))
+    figures = [
+        charts.top_counts(pd.Series({HOSTILE: 2}), title="t"),
+        charts.topic_sizes(pd.DataFrame({"topic": [0], "label": [HOSTILE]}), pd.Series({0: 1})),
+        charts.release_rate(
+            pd.DataFrame({"group": [HOSTILE], "released": [1], "papers": [1]}), title="t", group_title="g"
+        ),
+        charts.paper_map(papers),
+        charts.distinctive_terms(pd.DataFrame({"term": [HOSTILE], "z": [1.0]}), title="t"),
+        charts.similarity_heatmap(pd.DataFrame([[1.0]]), [HOSTILE]),
+    ]
+    for fig in figures:
+        text = str(fig.to_dict()["data"])
+        assert "<img" not in text
+        assert "&lt;img" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("short", 10, "short"),
+        ("a  b\n c", 10, "a b c"),
+        ("abcdefghijkl", 5, "abcd…"),
+        ("<b>&", 10, "&lt;b&gt;&amp;"),
+    ],
+)
+def test_safe_label(text: str, limit: int, expected: str) -> None:
+    assert charts.safe_label(text, limit) == expected
+
+
+def test_wrapped_label_breaks_long_titles_into_at_most_three_lines() -> None:
+    label = charts.wrapped_label("word " * 100, width=20)
+    assert label.count("<br>") == 2
+    assert label.endswith("…")
