@@ -1,0 +1,241 @@
+"""The ``paper-dashboard`` command line: ``parse`` and ``stats`` (more commands register themselves).
+
+    paper-dashboard parse seeds/ --out papers.csv      # the paper table as .csv/.json/.jsonl/.parquet/.xlsx
+    paper-dashboard stats seeds/ other.jsonl.gz        # what is in a corpus, in a few lines
+
+Exit status: 0 when every input was read, 1 when some file or record was skipped (everything else is
+still read and written), 2 on a usage error (bad option, unknown output extension, unwritable --out).
+The load report (papers read, what was skipped and why) goes to stderr, results to stdout or --out.
+
+Adding a command: write ``def add_<name>_command(subparsers) -> None`` that adds its parser with
+``subparsers.add_parser(...)`` and sets ``run=<function(args) -> int>`` via ``set_defaults``, then list
+it in `SUBCOMMANDS`. `add_input_arguments`, `load_inputs`, `write_table` and `exit_status` give every
+command the same PATH arguments, report and exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+import pandas as pd
+
+from dashboard import __version__, corpus, export
+
+EXIT_OK = 0
+EXIT_SKIPPED = 1
+EXIT_USAGE = 2
+
+Subparsers = Any  # argparse's _SubParsersAction is private; this is what add_*_command receives
+
+
+# ------------------------------------------------------------------------------- shared by commands
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """The PATH... arguments every command that reads a corpus takes."""
+    parser.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="+",
+        type=Path,
+        help="corpus files or folders (.txt .md .json .jsonl .csv .tsv .parquet .xlsx, optionally .gz)",
+    )
+
+
+def output_path(text: str) -> Path:
+    """argparse type for --out: the extension must name an export format."""
+    try:
+        export.format_of(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return Path(text)
+
+
+def load_inputs(paths: Sequence[Path], *, stream: TextIO | None = None) -> corpus.LoadResult:
+    """Load the corpus and print the load report to `stream` (stderr by default)."""
+    result = corpus.load(paths)
+    print_report(result.report, stream or sys.stderr)
+    return result
+
+
+def print_report(report: corpus.LoadReport, stream: TextIO) -> None:
+    """The summary line, then one line per skipped record or warning."""
+    print(report.summary(), file=stream)
+    for severity, problems in (("skipped", report.skipped), ("warning", report.warnings)):
+        for problem in problems:
+            print(f"  {severity}: {problem}", file=stream)
+
+
+def exit_status(report: corpus.LoadReport) -> int:
+    """EXIT_SKIPPED when any file or record was skipped, else EXIT_OK."""
+    return EXIT_SKIPPED if report.skipped else EXIT_OK
+
+
+def write_table(df: pd.DataFrame, out: Path, *, raw: bool = False, stream: TextIO | None = None) -> bool:
+    """Write `df` to `out` (format by extension); False, with a message, when it cannot be written."""
+    stream = stream or sys.stderr
+    try:
+        export.write(df, out, neutralise=not raw)
+    except OSError as error:
+        print(f"paper-dashboard: cannot write {out}: {error.strerror or error}", file=stream)
+        return False
+    print(f"wrote {len(df):,} papers to {out}", file=stream)
+    return True
+
+
+# ------------------------------------------------------------------------------------------- parse
+
+
+def add_parse_command(subparsers: Subparsers) -> None:
+    """``parse PATH... --out FILE [--raw]``: write the paper table."""
+    parser = subparsers.add_parser(
+        "parse",
+        help="read corpus files into one paper table and write it",
+        description="Read corpus files and folders into one table of papers (one row per paper, with "
+        "cleaned text, links, code status, method names and datasets) and write it to --out.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=output_path,
+        metavar="FILE",
+        help="output file; the format follows the extension: .csv .json .jsonl .parquet .xlsx",
+    )
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="write cells exactly as read: no leading ' on CSV/Excel cells starting with = + - @ "
+        "(by default such cells are quoted so a spreadsheet cannot run them as formulas)",
+    )
+    parser.set_defaults(run=run_parse)
+
+
+def run_parse(args: argparse.Namespace) -> int:
+    result = load_inputs(args.paths)
+    if not write_table(result.papers, args.out, raw=args.raw):
+        return EXIT_USAGE
+    return exit_status(result.report)
+
+
+# ------------------------------------------------------------------------------------------- stats
+
+
+def add_stats_command(subparsers: Subparsers) -> None:
+    """``stats PATH... [--top N] [--json]``: what is in a corpus."""
+    parser = subparsers.add_parser(
+        "stats",
+        help="print what is in a corpus: papers, venues, code release, links, datasets, methods",
+        description="Print a short summary of a corpus: papers, venues and years, code-release rate, "
+        "link kinds, the most frequent datasets and method names.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument("--top", type=int, default=10, metavar="N", help="how many datasets/methods (10)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.set_defaults(run=run_stats)
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    result = load_inputs(args.paths)
+    figures = corpus_stats(result.papers, top=max(args.top, 0))
+    if args.json:
+        print(json.dumps(figures, ensure_ascii=False, indent=2))
+    else:
+        print(format_stats(figures))
+    return exit_status(result.report)
+
+
+def corpus_stats(papers: pd.DataFrame, top: int = 10) -> dict[str, Any]:
+    """The figures `stats` prints, as plain data.
+
+    >>> corpus_stats(papers)["papers"]  # doctest: +SKIP
+    57
+    """
+    n = len(papers)
+    venues = Counter(
+        f"{venue or 'unknown venue'} {'' if pd.isna(year) else int(year)}".strip()
+        for venue, year in zip(_column(papers, "venue"), _column(papers, "year"), strict=True)
+    )
+    statuses = Counter(str(status) for status in _column(papers, "code_status"))
+    link_kinds = Counter(
+        str(link.get("kind", "other")) for links in _column(papers, "links") for link in _as_list(links)
+    )
+    datasets = Counter(name for names in _column(papers, "datasets") for name in set(_as_list(names)))
+    methods = Counter(name for names in _column(papers, "method_names") for name in set(_as_list(names)))
+    released = statuses.get("released", 0)
+    return {
+        "papers": n,
+        "files": int(papers["source"].nunique()) if "source" in papers else 0,
+        "venues": dict(venues.most_common()),
+        "code_released": released,
+        "code_release_rate": round(released / n, 4) if n else 0.0,
+        "code_status": dict(statuses.most_common()),
+        "links": sum(link_kinds.values()),
+        "link_kinds": dict(link_kinds.most_common()),
+        "top_datasets": datasets.most_common(top),
+        "top_method_names": methods.most_common(top),
+    }
+
+
+def format_stats(figures: dict[str, Any]) -> str:
+    """`corpus_stats` figures as aligned lines of text."""
+
+    def counts(items: Any) -> str:
+        pairs = items.items() if isinstance(items, dict) else items
+        return ", ".join(f"{name} ({count:,})" for name, count in pairs) or "none"
+
+    n = figures["papers"]
+    lines = [
+        f"papers         {n:,} from {figures['files']} file{'s' * (figures['files'] != 1)}",
+        f"venues         {counts(figures['venues'])}",
+        f"code released  {figures['code_released']:,} of {n:,} ({figures['code_release_rate']:.1%}); "
+        f"status: {counts(figures['code_status'])}",
+        f"links          {figures['links']:,}: {counts(figures['link_kinds'])}",
+        f"top datasets   {counts(figures['top_datasets'])}",
+        f"top methods    {counts(figures['top_method_names'])}",
+    ]
+    return "\n".join(lines)
+
+
+def _column(papers: pd.DataFrame, name: str) -> list[Any]:
+    return papers[name].tolist() if name in papers else [None] * len(papers)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple, np.ndarray)) else []
+
+
+# -------------------------------------------------------------------------------------------- main
+
+SUBCOMMANDS: list[Callable[[Subparsers], None]] = [add_parse_command, add_stats_command]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="paper-dashboard",
+        description="See what is in a conference's paper abstracts: parse a corpus into one table, "
+        "summarise it, analyse its topics. Run `paper-dashboard COMMAND --help` for each command.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add_command in SUBCOMMANDS:
+        add_command(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``paper-dashboard`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""One serialiser for the CLI and every download: a paper table as CSV, JSON, JSON Lines, Excel or Parquet.
+
+>>> data = to_bytes(papers, "csv")          # doctest: +SKIP
+>>> write(papers, Path("icml.xlsx"))         # doctest: +SKIP
+
+List and dict cells (authors, links, method names...) become JSON text in CSV and Excel cells and stay
+native in JSON, JSON Lines and Parquet; `dashboard.corpus.load` reads every one of these files back.
+
+Spreadsheet safety (OWASP "CSV injection"): by default a CSV or Excel text cell that starts with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, so a spreadsheet shows it
+as text instead of running it as a formula (``=HYPERLINK(...)`` in an abstract would otherwise run when
+the file is opened). A cell that already starts with quotes followed by one of those characters gets
+one more quote, so the change is exactly reversible, and `dashboard.corpus` removes it again when it
+reads one of our exports. To get the raw values: ``to_bytes(df, fmt, neutralise=False)`` /
+``write(df, path, neutralise=False)``, or ``paper-dashboard parse ... --raw``. Even raw, Excel text
+cells are stored as text, never as formulas. JSON, JSON Lines and Parquet are never changed.
+
+Excel: characters XML cannot hold (control characters other than tab, newline, carriage return) are
+removed, and text longer than Excel's 32,767-character cell limit is cut; both are listed on a
+``notes`` sheet. CSV is written as UTF-8 with a byte order mark so Excel shows accents correctly.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "jsonl", "xlsx", "parquet")
+MIME_TYPES: dict[str, str] = {
+    "csv": "text/csv",
+    "json": "application/json",
+    "jsonl": "application/x-ndjson",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "parquet": "application/vnd.apache.parquet",
+}
+SUFFIX_FORMATS: dict[str, str] = {
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".xlsx": "xlsx",
+    ".parquet": "parquet",
+}
+EXCEL_CELL_LIMIT = 32_767
+EXCEL_SHEET = "papers"
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+# Quotes are included so neutralising stays reversible: "'=x" becomes "''=x", never ambiguous.
+_NEEDS_QUOTE = re.compile(r"'*[=+\-@\t\r]")
+_FIRST_CHARS = frozenset("'=+-@\t\r")
+_XML_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def neutralise_cell(text: str) -> str:
+    """Quote text a spreadsheet would run as a formula (OWASP CSV injection); reversible.
+
+    >>> neutralise_cell("=1+1"), neutralise_cell("-based"), neutralise_cell("plain")
+    ("'=1+1", "'-based", 'plain')
+    """
+    if text and text[0] in _FIRST_CHARS and _NEEDS_QUOTE.match(text):
+        return "'" + text
+    return text
+
+
+def format_of(path: str | Path) -> str:
+    """The export format named by a file's extension; ValueError for any other extension.
+
+    >>> format_of("out/icml.jsonl")
+    'jsonl'
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIX_FORMATS:
+        known = ", ".join(SUFFIX_FORMATS)
+        raise ValueError(f"cannot tell the format of {str(path)!r}: use one of the extensions {known}")
+    return SUFFIX_FORMATS[suffix]
+
+
+def to_bytes(df: pd.DataFrame, fmt: str, *, neutralise: bool = True) -> bytes:
+    """The table as the bytes of a file in `fmt` (one of EXPORT_FORMATS).
+
+    `neutralise` (CSV and Excel only) quotes cells that would run as formulas; pass False for raw values.
+    """
+    if fmt == "csv":
+        return _csv(df, neutralise)
+    if fmt == "json":
+        return _json(df)
+    if fmt == "jsonl":
+        return _jsonl(df)
+    if fmt == "xlsx":
+        return _xlsx(df, neutralise)
+    if fmt == "parquet":
+        return _parquet(df)
+    raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
+
+
+def write(df: pd.DataFrame, path: Path | str, *, neutralise: bool = True) -> None:
+    """Write the table to `path`, the format given by its extension; the file appears whole or not at all."""
+    path = Path(path)
+    data = to_bytes(df, format_of(path), neutralise=neutralise)
+    directory = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# ------------------------------------------------------------------------------------------- values
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
+def _json_value(value: Any) -> Any:
+    """A cell as a plain JSON-able Python value (lists stay lists, NA becomes None)."""
+    if isinstance(value, str) or value is None:
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_json_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _json_value(item) for key, item in value.items()}
+    if _is_missing(value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, (dt.date, dt.datetime, pd.Timestamp)):
+        return value.isoformat()
+    return str(value)
+
+
+def _flat_value(value: Any) -> Any:
+    """A cell for CSV/Excel: lists and dicts as JSON text, missing as None, numbers and bools kept."""
+    if isinstance(value, str) or value is None:
+        return value
+    if isinstance(value, (list, tuple, dict, np.ndarray)):
+        return json.dumps(_json_value(value), ensure_ascii=False)
+    return _json_value(value)
+
+
+def _flat_columns(df: pd.DataFrame, neutralise: bool) -> list[list[Any]]:
+    columns = []
+    for name in df.columns:
+        values = [_flat_value(value) for value in df[name].tolist()]
+        if neutralise:
+            values = [neutralise_cell(v) if isinstance(v, str) else v for v in values]
+        columns.append(values)
+    return columns
+
+
+def _rows(df: pd.DataFrame, neutralise: bool) -> Iterator[tuple[Any, ...]]:
+    yield tuple(str(name) for name in df.columns)
+    yield from zip(*_flat_columns(df, neutralise), strict=True)
+
+
+# ------------------------------------------------------------------------------------------ formats
+
+
+def _csv(df: pd.DataFrame, neutralise: bool) -> bytes:
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    for row in _rows(df, neutralise):
+        writer.writerow(["" if value is None else value for value in row])
+    # a byte order mark: Excel needs it to read UTF-8 (author names, CJK) correctly
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def _records(df: pd.DataFrame) -> Iterator[str]:
+    names = [str(name) for name in df.columns]
+    for row in zip(*(df[name].tolist() for name in df.columns), strict=True):
+        record = {name: _json_value(value) for name, value in zip(names, row, strict=True)}
+        yield json.dumps(record, ensure_ascii=False, allow_nan=False)
+
+
+def _json(df: pd.DataFrame) -> bytes:
+    records = list(_records(df))
+    if not records:
+        return b"[]\n"
+    return ("[\n" + ",\n".join(records) + "\n]\n").encode("utf-8")
+
+
+def _jsonl(df: pd.DataFrame) -> bytes:
+    return "".join(record + "\n" for record in _records(df)).encode("utf-8")
+
+
+def _parquet(df: pd.DataFrame) -> bytes:
+    import pyarrow as pa
+
+    buffer = io.BytesIO()
+    try:
+        df.to_parquet(buffer, index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        # a column pyarrow cannot type (mixed values in one object column): store it as JSON text
+        fixed = df.copy()
+        for name in fixed.columns:
+            if fixed[name].dtype == object:
+                try:
+                    pa.array(fixed[name].tolist())
+                except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
+                    fixed[name] = [_flat_value(v) for v in fixed[name].tolist()]
+        buffer = io.BytesIO()
+        fixed.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def _xlsx(df: pd.DataFrame, neutralise: bool) -> bytes:
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.cell.cell import ERROR_CODES
+
+    workbook = Workbook(write_only=True)
+    sheet = workbook.create_sheet(EXCEL_SHEET)
+    notes: list[tuple[int, str, str]] = []
+    names = [str(name) for name in df.columns]
+    for row_number, row in enumerate(_rows(df, neutralise), start=1):
+        cells: list[Any] = []
+        for column, value in zip(names, row, strict=True):
+            if isinstance(value, str):
+                value = _excel_text(value, row_number, column, notes)
+                if value.startswith("=") or value in ERROR_CODES:
+                    # openpyxl would store these as a formula / an error value: keep them text
+                    cell = WriteOnlyCell(sheet, value=value)
+                    cell.data_type = "s"
+                    value = cell
+            cells.append(value)
+        sheet.append(cells)
+    if notes:
+        notes_sheet = workbook.create_sheet("notes")
+        notes_sheet.append(["row", "column", "note"])
+        for note in notes:
+            notes_sheet.append(list(note))
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def _excel_text(text: str, row: int, column: str, notes: list[tuple[int, str, str]]) -> str:
+    cleaned = _XML_ILLEGAL.sub("", text)
+    if len(cleaned) != len(text):
+        notes.append(
+            (row, column, f"{len(text) - len(cleaned)} control characters removed (not allowed in Excel)")
+        )
+    if len(cleaned) > EXCEL_CELL_LIMIT:
+        notes.append(
+            (
+                row,
+                column,
+                f"{len(cleaned):,} characters cut to {EXCEL_CELL_LIMIT:,} (Excel's cell limit); "
+                "export CSV, JSON or Parquet for the full text",
+            )
+        )
+        cleaned = cleaned[:EXCEL_CELL_LIMIT]
+    return cleaned
