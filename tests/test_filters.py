@@ -14,6 +14,7 @@ from dashboard.filters import (
     URL_KEYS,
     Filters,
     SearchQuery,
+    facet_counts,
     highlight_spans,
     parse_search,
 )
@@ -311,3 +312,13 @@ def test_parse_search(q: str, expected: SearchQuery) -> None:
 )
 def test_highlight_spans(text: str, q: str, spans: list[tuple[int, int]]) -> None:
     assert highlight_spans(text, q) == spans
+
+
+def test_facet_counts_list_what_a_user_can_pick_with_paper_counts() -> None:
+    facets = facet_counts(PAPERS.assign(datasets=[["QM9", "QM9"], [], [], [], [], []]))
+    assert facets["topic"].to_dict() == {0: 2, 1: 2, -1: 1, 2: 1}
+    assert facets["venue"].to_dict() == {"ICML": 2, "ICLR": 2, "NeurIPS": 1}
+    assert facets["link"].to_dict() == {"code": 2, "project_page": 1, "account": 1, "paper": 1, "data": 1}
+    assert facets["dataset"].to_dict() == {"QM9": 1}
+    assert set(facets) == {"topic", "area", "venue", "year", "source", "code", "link", "dataset"}
+    assert "topic" not in facet_counts(PAPERS.drop(columns=["topic"]))

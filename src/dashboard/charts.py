@@ -12,8 +12,9 @@ title shows literally. Charts never import streamlit; pages pass their output to
 from __future__ import annotations
 
 import html
+import io
 import textwrap
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -289,3 +290,51 @@ def code_status_bars(statuses: pd.Series, *, title: str = "Code status") -> go.F
         )
     )
     return _base_layout(fig, title, "Code status", "Papers", 320)
+
+
+# Characters the bundled word-cloud font (DroidSansMono) can draw: Latin, Greek, Cyrillic and symbols.
+_CLOUD_DRAWABLE_BELOW = 0x0530
+
+
+def cloud_drawable(term: str) -> bool:
+    """Whether the word cloud's font can draw ``term`` (CJK and other scripts would show as boxes)."""
+    return all(ord(c) < _CLOUD_DRAWABLE_BELOW for c in term)
+
+
+def word_cloud_png(
+    frequencies: Mapping[str, float],
+    *,
+    width: int = 1000,
+    height: int = 440,
+    max_words: int = 120,
+    random_state: int = 0,
+) -> bytes:
+    """A word cloud of ``frequencies`` (term -> weight) as PNG bytes with a transparent background.
+
+    Terms the font cannot draw are left out (see `cloud_drawable`); colours are mid-tones that read
+    on light and dark themes. Raises ValueError when no term is left to draw.
+    """
+    from wordcloud import WordCloud  # imported here: building the cloud is the only use
+
+    drawable = {t: float(w) for t, w in frequencies.items() if w > 0 and t.strip() and cloud_drawable(t)}
+    if not drawable:
+        raise ValueError("no drawable terms")
+    palette = PALETTE[:10]
+
+    def colour(word: str, **_: object) -> str:
+        return palette[sum(map(ord, word)) % len(palette)]
+
+    cloud = WordCloud(
+        width=width,
+        height=height,
+        background_color=None,
+        mode="RGBA",
+        max_words=max_words,
+        prefer_horizontal=0.95,
+        random_state=random_state,
+        color_func=colour,
+        collocations=False,
+    ).generate_from_frequencies(drawable)
+    buffer = io.BytesIO()
+    cloud.to_image().save(buffer, format="PNG")
+    return buffer.getvalue()

@@ -281,6 +281,40 @@ class Filters:
         return slug
 
 
+# --------------------------------------------------------------------- what a corpus offers
+
+
+def facet_counts(papers: pd.DataFrame) -> dict[str, pd.Series]:
+    """Papers per value of each list filter, most frequent first: the options a user can pick.
+
+    Keys are URL keys (``topic``, ``area``, ``venue``...); a filter whose column is missing (e.g.
+    ``topic`` before analysis) is left out. Link kinds count papers, not links.
+
+        >>> facet_counts(pd.DataFrame({"venue": ["ICML", "ICLR", "ICML"]}))["venue"].to_dict()
+        {'ICML': 2, 'ICLR': 1}
+    """
+    counts: dict[str, pd.Series] = {}
+    for key in ("topic", "area", "venue", "year", "source", "code", "link", "dataset"):
+        column = _COLUMN_OF[key]
+        if column is None or column not in papers.columns:
+            continue
+        values = papers[column]
+        if key in ("area", "dataset", "link"):
+            rows = pd.Series(values.to_numpy(), index=np.arange(len(papers))).explode().dropna()
+            if key == "link":
+                rows = rows.map(lambda d: d.get("kind") if isinstance(d, dict) else None).dropna()
+            # One count per paper even when a paper lists a value twice.
+            pairs = pd.DataFrame({"row": rows.index, "value": rows.to_numpy()}).drop_duplicates()
+            values = pairs["value"]
+        values = values.dropna()
+        if key not in ("topic", "year"):
+            values = values[values.astype("str") != ""]
+        result = values.value_counts()
+        result.index.name = key
+        counts[key] = result.rename("papers")
+    return counts
+
+
 # --------------------------------------------------------------------- search
 
 

@@ -1,0 +1,60 @@
+"""Every session-state key and every URL key of the app, in one place.
+
+Session-state keys of widgets carry the part of the app they belong to (``sidebar.``, ``papers.``...)
+so two pages never share a key by accident. URL keys are the query parameters a link carries: the
+filters (see `dashboard.filters`) plus a few page settings.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- session state: the corpus --------------------------------------------------------------------
+UPLOADS: Final = "corpus.uploads"  # list[tuple[str, bytes]]: files uploaded in this session
+UPLOAD_WIDGET: Final = "corpus.upload_widget"  # the file_uploader; its value is copied to UPLOADS
+UPLOAD_NOTICE: Final = "corpus.upload_notice"  # message about the last upload, shown once
+CORPUS_CHOICE: Final = "corpus.choice"  # "bundled" or "uploaded"
+
+# --- session state: sidebar filter widgets (their values mirror the URL) --------------------------
+FILTER_WIDGET_PREFIX: Final = "sidebar.filter."
+SEARCH: Final = FILTER_WIDGET_PREFIX + "q"
+TOPIC: Final = FILTER_WIDGET_PREFIX + "topic"
+AREA: Final = FILTER_WIDGET_PREFIX + "area"
+VENUE: Final = FILTER_WIDGET_PREFIX + "venue"
+YEAR: Final = FILTER_WIDGET_PREFIX + "year"
+SOURCE: Final = FILTER_WIDGET_PREFIX + "source"
+CODE: Final = FILTER_WIDGET_PREFIX + "code"
+LINK: Final = FILTER_WIDGET_PREFIX + "link"
+DATASET: Final = FILTER_WIDGET_PREFIX + "dataset"
+WORDS: Final = FILTER_WIDGET_PREFIX + "words"
+WORDS_BOUNDS: Final = "sidebar.words_bounds"  # (shortest, longest) abstract: the slider's ends
+N_TOPICS: Final = "topics.n_topics"
+CLEAR_FILTERS: Final = "sidebar.clear_filters"
+
+# --- session state: page widgets -------------------------------------------------------------------
+PAPERS_TABLE: Final = "papers.table"  # + the filters' slug: a new selection per view
+PAPERS_CLEAR: Final = "papers.clear_filters"
+PAPERS_FORMAT: Final = "papers.download_format"
+TOPICS_BARS: Final = "topics.bars"
+TOPICS_MAP: Final = "topics.map"
+OVERVIEW_BARS: Final = "overview.topic_bars"
+TOPICS_NOTICE: Final = "topics.notice"  # message about the last map selection, shown once
+TOPICS_FOCUS: Final = "topics.focus"  # the topic looked at in detail
+TOPICS_CLEAR: Final = "topics.clear_filters"
+TOPICS_FORGET_PICKED: Final = "topics.forget_picked"
+TERMS_NGRAM: Final = "terms.ngram"
+TERMS_STOP_WORDS: Final = "terms.stop_words"
+TERMS_GROUP_BY: Final = "terms.group_by"
+TERMS_KWIC: Final = "terms.kwic"
+LINKS_FORMAT: Final = "links.download_format"
+COMPARE_PICK: Final = "compare.pick"
+COMPARE_SEARCH: Final = "compare.search"
+OVERVIEW_CLEAR: Final = "overview.clear_filters"
+
+# --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------
+URL_PAPER: Final = "paper"  # Papers: the paper opened below the table
+URL_NGRAM: Final = "ngram"  # Terms: 1, 2 or 3
+URL_STOP_WORDS: Final = "stop"  # Terms: "on" keeps stop words
+URL_GROUP_BY: Final = "group"  # Terms: topic, area, venue or source
+URL_KWIC: Final = "term"  # Terms: keyword in context
+URL_COMPARE: Final = "cmp"  # Compare: the 2-4 paper ids

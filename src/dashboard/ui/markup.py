@@ -1,0 +1,136 @@
+"""Untrusted corpus text made safe to show: escaped HTML with only our own tags, escaped markdown.
+
+Abstracts, titles, file names and venues come from whoever made the corpus. The app shows them as
+text: either through `st.html` with HTML built here (every character escaped, then only `<mark>`,
+`<a>` and layout tags that this module adds), or through markdown-rendering widgets after
+`escape_markdown`. Only ``http``/``https`` URLs ever become links. No streamlit import: pure and
+unit-tested.
+
+    >>> marked_html("a <b> c", [(3, 4)])
+    'a &lt;<mark>b</mark>&gt; c'
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from urllib.parse import urlsplit
+
+# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all also
+# defuses Streamlit's own syntax (`:red[...]`, `:material/icon:`, `$math$`) and raw HTML.
+_MARKDOWN_SPECIALS = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_markdown(text: object) -> str:
+    """One line of literal text for widgets that render markdown (labels, captions, metrics).
+
+    >>> escape_markdown(":red[hi] $x$ <b>")
+    '\\\\:red\\\\[hi\\\\] \\\\$x\\\\$ \\\\<b\\\\>'
+    """
+    one_line = " ".join(_CONTROL.sub("", str(text)).split())
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", one_line)
+
+
+def text_html(text: object) -> str:
+    """Escaped HTML of plain text; line breaks kept, control and bidi-override characters removed."""
+    return html.escape(_CONTROL.sub("", str(text))).replace("\n", "<br>")
+
+
+def marked_html(
+    text: str,
+    spans: Iterable[tuple[int, int] | tuple[int, int, str]],
+    *,
+    default_class: str = "",
+) -> str:
+    """Escaped ``text`` with each span wrapped in ``<mark>`` (class = the span's third item if any).
+
+    Spans may be unsorted, overlap or run past the text; overlaps keep the earlier span.
+
+        >>> marked_html("shared and own", [(0, 6, "shared"), (11, 14, "distinct")])
+        '<mark class="shared">shared</mark> and <mark class="distinct">own</mark>'
+    """
+    cleaned: list[tuple[int, int, str]] = []
+    for span in spans:
+        start, end = max(0, int(span[0])), min(len(text), int(span[1]))
+        kind = str(span[2]) if len(span) > 2 else default_class  # type: ignore[misc]
+        if end > start:
+            cleaned.append((start, end, kind))
+    parts: list[str] = []
+    position = 0
+    for start, end, kind in sorted(cleaned):
+        if start < position:
+            continue
+        parts.append(text_html(text[position:start]))
+        css = f' class="{_css_class(kind)}"' if kind else ""
+        parts.append(f"<mark{css}>{text_html(text[start:end])}</mark>")
+        position = end
+    parts.append(text_html(text[position:]))
+    return "".join(parts)
+
+
+def _css_class(name: str) -> str:
+    return re.sub(r"[^a-z0-9_-]", "", name.lower())
+
+
+def safe_url(url: object) -> str | None:
+    """The URL if it is a plain http(s) URL with a host, else None (``javascript:``, ``data:``...).
+
+    >>> safe_url("https://github.com/a/b"), safe_url("javascript:alert(1)")
+    ('https://github.com/a/b', None)
+    """
+    if not isinstance(url, str):
+        return None
+    candidate = url.strip()
+    if (
+        not candidate
+        or len(candidate) > 2048
+        or _CONTROL.search(candidate)
+        or any(c.isspace() for c in candidate)
+    ):
+        return None
+    try:
+        parts = urlsplit(candidate)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return candidate
+
+
+def link_html(url: object, label: object | None = None) -> str:
+    """An ``<a>`` to a safe URL opening in a new tab, or the escaped label/URL as plain text."""
+    target = safe_url(url)
+    shown = text_html(label if label is not None else url)
+    if target is None:
+        return shown
+    return (
+        f'<a href="{html.escape(target, quote=True)}" target="_blank" rel="noopener noreferrer">{shown}</a>'
+    )
+
+
+def chips_html(items: Sequence[object], css_class: str = "chip") -> str:
+    """Small inline labels for short lists (method names, datasets), escaped."""
+    return " ".join(f'<span class="{_css_class(css_class)}">{text_html(item)}</span>' for item in items)
+
+
+# Styles for the HTML above; sent once per page with st.html (style-only HTML takes no space).
+STYLE = """
+<style>
+.pd-abstract { line-height: 1.6; font-size: 0.98rem; }
+.pd-abstract mark, .pd-compare mark { padding: 0 0.12em; border-radius: 0.2em; color: inherit; }
+.pd-abstract mark { background: rgba(255, 214, 0, 0.45); }
+.pd-compare mark.shared { background: rgba(59, 91, 219, 0.22); }
+.pd-compare mark.distinct { background: rgba(255, 214, 0, 0.45); }
+.pd-compare { line-height: 1.55; font-size: 0.95rem; }
+.pd-title { font-size: 1.25rem; font-weight: 600; margin: 0.2rem 0 0.3rem 0; line-height: 1.35; }
+.pd-meta { opacity: 0.75; font-size: 0.88rem; margin-bottom: 0.4rem; }
+.pd-links a { margin-right: 0.8rem; word-break: break-all; }
+.chip { display: inline-block; padding: 0.05rem 0.5rem; margin: 0.1rem 0.15rem 0.1rem 0;
+        border-radius: 0.8rem; font-size: 0.82rem; background: rgba(128, 128, 128, 0.16); }
+.pd-legend mark { padding: 0 0.3em; border-radius: 0.2em; color: inherit; }
+.pd-legend mark.shared { background: rgba(59, 91, 219, 0.22); }
+.pd-legend mark.distinct { background: rgba(255, 214, 0, 0.45); }
+</style>
+"""

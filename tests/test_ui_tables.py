@@ -1,0 +1,80 @@
+"""Tables the pages show: release rates, list counts, the link tracker, shared repositories."""
+
+from __future__ import annotations
+
+import pandas as pd
+from synthetic import TOPIC_LABELS, make_papers
+
+from dashboard.ui import tables
+
+PAPERS = make_papers()
+
+
+def test_list_counts_counts_each_paper_once_per_item() -> None:
+    values = pd.Series([["a", "b", "a"], [], ["b"], None, [""]])
+    assert tables.list_counts(values).to_dict() == {"b": 2, "a": 1}
+
+
+def test_release_by_source_and_by_a_list_column() -> None:
+    by_source = tables.release_by(PAPERS, "source")
+    assert by_source.to_dict("records") == [
+        {"group": "a.txt", "released": 1, "papers": 2},
+        {"group": "b.jsonl", "released": 0, "papers": 2},
+        {"group": "c.csv", "released": 1, "papers": 2},
+    ]
+    by_area = tables.release_by(PAPERS, "areas").set_index("group")
+    assert by_area.loc["Graphs"].to_dict() == {"released": 2, "papers": 3}
+    assert by_area.loc["Theory"].to_dict() == {"released": 0, "papers": 1}
+
+
+def test_release_by_topic_uses_labels() -> None:
+    by_topic = tables.release_by(PAPERS, "topic", labels=TOPIC_LABELS)
+    assert set(by_topic["group"]) == {*TOPIC_LABELS.values(), "-1"}
+
+
+def test_link_tracker_has_one_row_per_link() -> None:
+    tracker = tables.link_tracker(
+        PAPERS, host_of=lambda u: u.split("/")[2], repo_of=lambda u: "r" if "y/" in u else ""
+    )
+    assert list(tracker.columns) == ["id", "title", "url", "kind", "host", "repo", "code_status"]
+    assert len(tracker) == 6
+    p6 = tracker[tracker["id"] == "p6"]
+    assert list(p6["kind"]) == ["code", "data"]
+    assert list(p6["host"]) == ["github.com", "d.org"]
+    assert list(p6["repo"]) == ["r", ""]
+
+
+def test_link_tracker_of_papers_without_links_is_empty_with_columns() -> None:
+    tracker = tables.link_tracker(PAPERS[PAPERS["id"] == "p2"], host_of=str, repo_of=str)
+    assert tracker.empty and "url" in tracker.columns
+
+
+def test_shared_repos_groups_case_insensitively() -> None:
+    papers = PAPERS.assign(github_repo=["x/graphmol", "", "", "", "", "X/GraphMol"])
+    shared = tables.shared_repos(papers)
+    assert shared[["repo", "papers"]].to_dict("records") == [{"repo": "x/graphmol", "papers": 2}]
+    assert shared.loc[0, "ids"] == ["p1", "p6"]
+    assert tables.shared_repos(PAPERS).empty
+
+
+def test_method_names_table() -> None:
+    papers = PAPERS.assign(method_names=[["A"], ["A", "B"], [], [], [""], ["B"]])
+    assert tables.method_names(papers).to_dict("records") == [
+        {"name": "A", "papers": 2, "title": "Graph networks for molecules"},
+        {"name": "B", "papers": 2, "title": "Message passing revisited"},
+    ]
+
+
+def test_topic_overview_sorts_by_papers_in_view() -> None:
+    topics = pd.DataFrame(
+        {
+            "topic": [0, 1],
+            "label": ["a", "b"],
+            "top_terms": [[("graph", 0.5), ("node", 0.2)], [("video", 0.9)]],
+        }
+    )
+    table = tables.topic_overview(topics, pd.Series({1: 4, 0: 2}), {0: "0: a", 1: "1: b"})
+    assert table.to_dict("records") == [
+        {"topic": 1, "name": "1: b", "papers": 4, "top terms": "video"},
+        {"topic": 0, "name": "0: a", "papers": 2, "top terms": "graph, node"},
+    ]
