@@ -91,7 +91,8 @@ class Filters:
         for key in _LIST_KEYS:
             values = getattr(self, key)
             if key not in ("topic", "year"):
-                values = (v for v in values if v != "")
+                # Blank names select nothing and cannot survive a URL round trip: drop them.
+                values = (v for v in values if v.strip())
             set_(self, key, _unique_sorted(values))
         low, high = self.words
         if low is not None and high is not None and low > high:
