@@ -565,9 +565,13 @@ def _refuse_binary(data: bytes) -> None:
             raise _Refused(f"binary file (looks like {kind}), not text: nothing read")
     if b"\0" in head:
         raise _Refused("binary file (contains NUL bytes), not text: nothing read")
-    sample = head.decode("latin-1")
+
+
+def _refuse_control_characters(text: str) -> None:
+    # checked on decoded text: UTF-8 bytes of CJK text fall in 0x80-0x9f, decoded they are letters
+    sample = text[:8192]
     if len(_CONTROL.findall(sample)) > max(8, len(sample) // 100):
-        raise _Refused("binary file (mostly control characters), not text: nothing read")
+        raise _Refused("binary file (full of control characters), not text: nothing read")
 
 
 # ------------------------------------------------------------------------------------------- loading
@@ -623,6 +627,7 @@ def _parse(
         return label, None, _xlsx_records(data, log), {}
     text, encoding = _decode(data, log)
     del data
+    _refuse_control_characters(text)
     if fmt == "text" and not PurePath(name[:-3] if name.lower().endswith(".gz") else name).suffix:
         fmt = _sniff_text_format(text)
         label = fmt if label == "text" else f"{fmt}.gz"
@@ -684,10 +689,13 @@ def _text_records(text: str, log: _Log) -> tuple[list[_Record], dict[str, Any]]:
     records: list[_Record] = []
     for n, (begin, end) in enumerate(paragraphs, start=1):
         place = f"paragraph {n} (line {begin + 1})"
-        length = sum(len(line) for line in lines[begin:end]) + end - begin
-        if length > MAX_ABSTRACT_CHARS + (end - begin):
-            log.skip(place, _too_long_abstract(length, end - begin))
-            continue
+        length = sum(len(line) for line in lines[begin:end]) + end - begin - 1
+        if length > MAX_ABSTRACT_CHARS:
+            # the quick bound counts trailing spaces; measure exactly only the few that look too long
+            length = sum(len(line.strip()) for line in lines[begin:end]) + end - begin - 1
+            if length > MAX_ABSTRACT_CHARS:
+                log.skip(place, _too_long_abstract(length, end - begin))
+                continue
         parts = [line.strip() for line in lines[begin:end]]
         full_lines = [
             begin + i + 1
@@ -1182,8 +1190,10 @@ def _openreview_flat(note: dict) -> dict[str, Any]:
         venue, year = venue or venue2, year if year is not None else year2
     if year is None:
         for stamp in ("pdate", "odate", "cdate", "tcdate"):
-            if isinstance(note.get(stamp), (int, float)) and not isinstance(note.get(stamp), bool):
-                year = dt.datetime.fromtimestamp(note[stamp] / 1000, tz=dt.timezone.utc).year
+            millis = note.get(stamp)
+            # milliseconds since 1970; only plausible ones (1990-2100), others would overflow datetime
+            if isinstance(millis, (int, float)) and not isinstance(millis, bool) and 6e11 < millis < 4.1e12:
+                year = dt.datetime.fromtimestamp(millis / 1000, tz=dt.timezone.utc).year
                 break
     out["venue"] = venue
     if "year" not in out and year is not None:
