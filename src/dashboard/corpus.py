@@ -168,6 +168,7 @@ _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\xd0\xcf\x11\xe0", "an old Office document (.xls/.doc)"),
 )
 _GZIP_MAGIC = b"\x1f\x8b"
+_SPREADSHEETS = frozenset({"csv", "tsv", "xlsx"})  # formats whose cells our exporter may have quoted
 _STR_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
 _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
 _IGNORED_IN_FOLDERS = re.compile(r"^(?:readme|license|licence|changelog|notice|copying)\b", re.I)
@@ -599,7 +600,7 @@ def _load_sources(
             data = read()
             fmt, encoding, records, defaults = _parse(name, data, log)
             del data
-            table.add_records(records, name, defaults, log)
+            table.add_records(records, name, defaults, log, spreadsheet=fmt.split(".")[0] in _SPREADSHEETS)
             if table.n_rows == before and not log.n_skipped:
                 log.skip("", "no papers found in the file")
         except _Refused as refused:
@@ -1309,15 +1310,21 @@ class _Table:
         self.abstracts: dict[int, str] = {}  # hash of normalised abstract -> "source place"
         self.n_rows = 0
 
-    def add_records(self, records: list[_Record], source: str, defaults: dict[str, Any], log: _Log) -> None:
+    def add_records(
+        self, records: list[_Record], source: str, defaults: dict[str, Any], log: _Log, *, spreadsheet: bool
+    ) -> None:
+        """Add a file's records; `spreadsheet` (CSV/TSV/Excel) cells of our own exports may carry a
+        formula-guard quote, which is removed again."""
         stem = _stem(source)
-        own_export = any(
+        own = any(
             isinstance(r.value, dict) and {str(k) for k in r.value} >= OWN_EXPORT_MARKERS for r in records[:1]
         )
         for record in records:
-            self._add(record, source, stem, defaults, own_export, log)
+            self._add(record, source, stem, defaults, log, own=own, unquote=own and spreadsheet)
 
-    def _add(self, record: _Record, source: str, stem: str, defaults: dict, own: bool, log: _Log) -> None:
+    def _add(
+        self, record: _Record, source: str, stem: str, defaults: dict, log: _Log, *, own: bool, unquote: bool
+    ) -> None:
         place, value = record.place, record.value
         if isinstance(value, str):
             value = {"abstract": value}
@@ -1330,7 +1337,7 @@ class _Table:
         if _is_openreview_note(value):
             value = _openreview_flat(value)
         fields = _canonical(value)
-        if own:
+        if unquote:
             fields = {k: _unneutralise(v) if isinstance(v, str) else v for k, v in fields.items()}
         abstract = _text(fields.get("abstract"))
         title = _text(fields.get("title"))
