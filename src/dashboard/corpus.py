@@ -94,14 +94,13 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "keywords": ("keywords", "keyword", "tags"),
     "year": ("year", "pub_year", "publication_year"),
     "venue": ("venue", "conference", "booktitle", "journal", "conf"),
-    "primary_area": ("primary_area", "area", "subject_area", "research_area", "track"),
+    "primary_area": ("primary_area", "area", "subject_area", "research_area"),
     "decision": ("decision", "status"),
     # our own exports: kept so a re-read export keeps its provenance and derived titles are re-derived
     "source": ("source",),
     "position": ("position",),
     "title_is_derived": ("title_is_derived",),
 }
-TEXT_FIELDS = ("url", "pdf_url", "code_url", "primary_area", "decision")
 OPTIONAL_FIELDS = ("url", "pdf_url", "authors", "keywords", "primary_area", "decision")
 RAW_COLUMNS = ("id", "source", "position", "venue", "year", "title", "abstract", "code_url")
 # Columns that mark a table as one of our own exports (then its source/position columns are kept).
@@ -121,7 +120,7 @@ KNOWN_VENUES: dict[str, str] = {
     "artificial intelligence and statistics": "AISTATS",
     "uncertainty in artificial intelligence": "UAI",
     "conference on robot learning": "CoRL",
-    "learning theory": "COLT",
+    "conference on learning theory": "COLT",
     **{name.casefold(): name for name in (
         "NeurIPS", "ICML", "ICLR", "AAAI", "IJCAI", "CVPR", "ICCV", "ECCV", "WACV", "BMVC", "ACL", "EMNLP",
         "NAACL", "EACL", "COLING", "COLM", "KDD", "WWW", "SIGIR", "WSDM", "CIKM", "RecSys", "AISTATS", "UAI",
@@ -186,7 +185,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.source} {self.place}".strip()
+        # a folder's problems name an entry in it: "corpus/README.txt", not "corpus/ README.txt"
+        joiner = "" if self.source.endswith("/") else " "
+        where = f"{self.source}{joiner}{self.place}".strip()
         return f"{where}: {self.message}"
 
 
@@ -459,7 +460,7 @@ def _stem(name: str) -> str:
     return stem or "paper"
 
 
-def _gunzip(data: bytes, log: _Log) -> bytes | bytearray:
+def _gunzip(data: bytes | bytearray, log: _Log) -> bytes | bytearray:
     """Stream-decompress gzip (all members) within MAX_INPUT_BYTES and MAX_COMPRESSION_RATIO.
 
     Output is produced 4 MiB at a time, so a bomb is refused after RATIO_CHECK_BYTES of output
@@ -522,7 +523,7 @@ def _check_growth(size: int, consumed: int) -> None:
         )
 
 
-def _decode(data: bytes, log: _Log) -> tuple[str, str]:
+def _decode(data: bytes | bytearray, log: _Log) -> tuple[str, str]:
     """Bytes -> text: UTF-8 (with/without BOM), UTF-16/32 with BOM, then cp1252, then latin-1."""
     for bom, codec, label in (
         (codecs.BOM_UTF32_LE, "utf-32", "utf-32"),
@@ -559,7 +560,7 @@ def _decode(data: bytes, log: _Log) -> tuple[str, str]:
     raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
 
 
-def _refuse_binary(data: bytes) -> None:
+def _refuse_binary(data: bytes | bytearray) -> None:
     head = data[:8192]
     for magic, kind in _BINARY_MAGIC:
         if head.startswith(magic):
@@ -950,7 +951,7 @@ def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Rec
                 continue
             if header is None:
                 header = [cell.strip().lstrip("\ufeff") for cell in row]
-                _require_abstract_column(header, log.source)
+                _require_abstract_column(header)
                 continue
             place = f"line {reader.line_num}"
             if len(row) > len(header):
@@ -990,7 +991,7 @@ def _allow_big_csv_fields() -> None:
         csv.field_size_limit(2**31 - 1)
 
 
-def _require_abstract_column(header: list[str], source: str) -> None:
+def _require_abstract_column(header: list[str]) -> None:
     if not any("abstract" in _field_of_key(str(name)) for name in header):
         shown = ", ".join(repr(h) for h in header[:12]) + (" ..." if len(header) > 12 else "")
         raise _Refused(
@@ -998,7 +999,7 @@ def _require_abstract_column(header: list[str], source: str) -> None:
         )
 
 
-def _parquet_records(data: bytes) -> list[_Record]:
+def _parquet_records(data: bytes | bytearray) -> list[_Record]:
     import pyarrow.parquet as pq
 
     try:
@@ -1009,7 +1010,7 @@ def _parquet_records(data: bytes) -> list[_Record]:
         if size > MAX_INPUT_BYTES:
             raise _Refused(_too_large(size) + " once decompressed")
         names = parquet.schema_arrow.names
-        _require_abstract_column(names, "")
+        _require_abstract_column(names)
         rows = parquet.read().to_pylist()
     except _Refused:
         raise
@@ -1018,7 +1019,7 @@ def _parquet_records(data: bytes) -> list[_Record]:
     return [_Record(f"row {n}", n, row) for n, row in enumerate(rows, start=1)]
 
 
-def _xlsx_records(data: bytes, log: _Log) -> list[_Record]:
+def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
     import openpyxl
 
     try:
@@ -1044,7 +1045,7 @@ def _xlsx_records(data: bytes, log: _Log) -> list[_Record]:
                 continue
             if header is None:
                 header = ["" if cell is None else str(cell).strip() for cell in row]
-                _require_abstract_column(header, log.source)
+                _require_abstract_column(header)
                 continue
             position += 1
             values = {name: cell for name, cell in zip(header, row, strict=False) if name}
