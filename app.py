@@ -1,7 +1,19 @@
 """Paper Dashboard: `streamlit run app.py` (add `-- --corpus PATH...` for another corpus)."""
 
+from pathlib import Path
+
 import streamlit as st
 
+PAGES = Path(__file__).resolve().parent / "src" / "dashboard" / "app_pages"
+
 st.set_page_config(page_title="Paper Dashboard", page_icon=":material/newspaper:", layout="wide")
-st.title("Paper Dashboard")
-st.write("Under construction.")
+st.navigation(
+    [
+        st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
+        st.Page(PAGES / "papers.py", title="Papers", icon=":material/article:"),
+        st.Page(PAGES / "topics.py", title="Topics", icon=":material/bubble_chart:"),
+        st.Page(PAGES / "terms.py", title="Terms", icon=":material/text_fields:"),
+        st.Page(PAGES / "links.py", title="Links & code", icon=":material/link:"),
+        st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare:"),
+    ]
+).run()

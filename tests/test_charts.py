@@ -18,6 +18,7 @@ PAPERS = make_papers()
 TOPICS = pd.DataFrame({"topic": [0, 1, 2, -1], "label": [*TOPIC_LABELS.values(), "Outlier"]})
 HOSTILE = '<img src=x onerror="alert(1)"> :red[x] $x$'
 
+
 def values(array: Any) -> list:
     """A figure's data array as a list: plotly's to_dict() packs numeric arrays as typed base64."""
     if isinstance(array, dict) and "bdata" in array:

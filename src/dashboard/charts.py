@@ -56,7 +56,13 @@ def wrapped_label(text: object, width: int = 60, max_lines: int = 3) -> str:
 
 
 def _bar_height(n_bars: int) -> int:
-    return int(max(260, min(1400, BAR_HEIGHT_PX * n_bars + 110)))
+    return int(max(220, min(1400, BAR_HEIGHT_PX * n_bars + 110)))
+
+
+def _whole_number_ticks(fig: go.Figure, values: pd.Series) -> None:
+    # Counts are whole numbers: a small range would otherwise get ticks at 0.5, 1.5...
+    if len(values) and pd.api.types.is_integer_dtype(values) and values.max() <= 10:
+        fig.update_xaxes(dtick=1)
 
 
 def _base_layout(
@@ -95,6 +101,8 @@ def top_counts(
         )
     )
     fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_layout(bargap=0.3)
+    _whole_number_ticks(fig, top)
     return _base_layout(fig, title, x_title, y_title, _bar_height(len(top)))
 
 
@@ -127,7 +135,8 @@ def topic_sizes(
         )
     )
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_layout(clickmode="event+select", dragmode=False)
+    fig.update_layout(clickmode="event+select", dragmode=False, bargap=0.3)
+    _whole_number_ticks(fig, table["count"])
     return _base_layout(fig, title, "Papers", "", _bar_height(len(table)))
 
 
@@ -166,7 +175,7 @@ def release_rate(
             hovertemplate="%{y}<br>%{text}<extra></extra>",
         )
     )
-    fig.update_xaxes(range=[0, 1], tickformat=".0%")
+    fig.update_xaxes(range=[0, 1.02], tickformat=".0%", dtick=0.25)
     fig.update_yaxes(autorange="reversed", automargin=True)
     return _base_layout(fig, title, "Papers with released code", group_title, _bar_height(len(table)))
 

@@ -47,8 +47,11 @@ TERMS_STOP_WORDS: Final = "terms.stop_words"
 TERMS_GROUP_BY: Final = "terms.group_by"
 TERMS_KWIC: Final = "terms.kwic"
 LINKS_FORMAT: Final = "links.download_format"
+LINKS_CLEAR: Final = "links.clear_filters"
+TERMS_CLEAR: Final = "terms.clear_filters"
+COMPARE_CLEAR: Final = "compare.clear_filters"
 COMPARE_PICK: Final = "compare.pick"
-COMPARE_SEARCH: Final = "compare.search"
+COMPARE_TABLE: Final = "compare.table"  # + the filters' slug
 OVERVIEW_CLEAR: Final = "overview.clear_filters"
 
 # --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------

@@ -1,0 +1,104 @@
+"""Links & code: every link in the abstracts, code-release rates, and the papers to chase up."""
+
+import streamlit as st
+
+from dashboard import charts, links
+from dashboard.ui import components, keys, tables
+from dashboard.ui.context import page_context
+
+view = page_context()
+components.page_header("Links & code", view, "Who released code, and where the links go")
+if components.empty_state(view, keys.LINKS_CLEAR):
+    st.stop()
+
+papers = view.filtered
+tracker = tables.link_tracker(papers, links.url_host, links.repo_of)
+
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(charts.code_status_bars(papers["code_status"], title="Code status of the papers"))
+with right:
+    by_source = tables.release_by(papers, "source")
+    st.plotly_chart(
+        charts.release_rate(by_source, title="Code released, per source file", group_title=""),
+        config={"displayModeBar": False},
+    )
+if view.analysis is not None:
+    by_topic = tables.release_by(papers, "topic", labels=view.topic_names)
+    st.plotly_chart(
+        charts.release_rate(by_topic, title="Code released, per topic", group_title=""),
+        config={"displayModeBar": False},
+    )
+
+st.subheader(f"All links ({len(tracker):,})")
+if tracker.empty:
+    st.caption("These abstracts contain no links.")
+else:
+    shown = tracker.assign(
+        url=components.safe_links(tracker["url"]), code_status=tracker["code_status"].str.replace("_", " ")
+    )
+    st.dataframe(
+        shown.drop(columns="id"),
+        hide_index=True,
+        width="stretch",
+        height=components.table_height(len(shown)),
+        column_config={
+            "title": st.column_config.TextColumn("Paper", width=300),
+            "url": st.column_config.LinkColumn("URL", width=300),
+            "kind": st.column_config.TextColumn("Kind", width=90),
+            "host": st.column_config.TextColumn("Host", width=120),
+            "repo": st.column_config.TextColumn("Owner/repo", width=160),
+            "code_status": st.column_config.TextColumn("Paper's code status", width=120),
+        },
+    )
+    components.download(tracker, view, stem="links", key=keys.LINKS_FORMAT, what="links")
+
+left, right = st.columns(2)
+with left:
+    account_only = papers[papers["code_status"] == "account_only"]
+    st.subheader(f"Account or organisation only ({len(account_only):,})")
+    st.caption("The abstract links a user or organisation page but no repository.")
+    if len(account_only):
+        accounts = tracker[(tracker["kind"] == "account") & tracker["id"].isin(account_only["id"])]
+        st.dataframe(
+            accounts[["title", "url"]].assign(url=components.safe_links(accounts["url"])),
+            hide_index=True,
+            width="stretch",
+            height=components.table_height(len(accounts), visible=8),
+            column_config={
+                "title": st.column_config.TextColumn("Paper", width=300),
+                "url": st.column_config.LinkColumn("Account", width=200),
+            },
+        )
+with right:
+    promised = papers[papers["code_status"] == "promised"]
+    st.subheader(f"Code promised, no link ({len(promised):,})")
+    st.caption('The abstract says code "will be released" (or similar) but gives no link.')
+    if len(promised):
+        st.dataframe(
+            promised[["title", "source"]],
+            hide_index=True,
+            width="stretch",
+            height=components.table_height(len(promised), visible=8),
+            column_config={
+                "title": st.column_config.TextColumn("Paper", width=340),
+                "source": st.column_config.TextColumn("Source file", width=150),
+            },
+        )
+
+shared = tables.shared_repos(papers)
+st.subheader(f"Repositories shared by several papers ({len(shared):,})")
+if shared.empty:
+    st.caption("No repository is given as the code of more than one of these papers.")
+else:
+    st.dataframe(
+        shared.assign(titles=shared["titles"].map(lambda t: " | ".join(map(str, t)))).drop(columns="ids"),
+        hide_index=True,
+        width="stretch",
+        height=components.table_height(len(shared), visible=8),
+        column_config={
+            "repo": st.column_config.TextColumn("Repository", width=200),
+            "papers": st.column_config.NumberColumn("Papers", width=60),
+            "titles": st.column_config.TextColumn("Their titles", width=600),
+        },
+    )

@@ -1,0 +1,26 @@
+"""Papers: the filtered table, the selected paper in full, downloads of exactly these rows."""
+
+import streamlit as st
+
+from dashboard.ui import components, keys
+from dashboard.ui.context import page_context
+from dashboard.ui.url import setting
+
+view = page_context()
+components.page_header("Papers", view, "Select a row to read the paper")
+if components.empty_state(view, keys.PAPERS_CLEAR):
+    st.stop()
+
+components.download(view.filtered, view, stem="papers", key=keys.PAPERS_FORMAT)
+components.selectable_papers(view.filtered, view, key=keys.PAPERS_TABLE)
+
+ids = set(view.papers["id"])
+paper_id = setting(keys.URL_PAPER, ids, default="")
+st.divider()
+if not paper_id:
+    st.caption("Select a row above to read its abstract, links and most similar papers here.")
+else:
+    paper = view.papers.loc[view.papers["id"] == paper_id].iloc[0]
+    if not view.mask[view.papers["id"] == paper_id].any():
+        st.caption("This paper is not among the filtered papers.")
+    components.paper_card(view, paper, key_prefix="papers")

@@ -1,0 +1,152 @@
+"""Terms: the words and phrases of the filtered papers, what sets them apart, and where they occur."""
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from dashboard import charts, terms
+from dashboard.ui import components, data, keys
+from dashboard.ui.context import page_context
+from dashboard.ui.markup import escape_markdown
+from dashboard.ui.url import param, setting, sync_widget, write_query
+
+NGRAMS = {"1": "Words", "2": "Two-word phrases", "3": "Three-word phrases"}
+GROUPS = {"topic": "Topic", "area": "Research area", "venue": "Venue", "source": "Source file"}
+
+view = page_context()
+components.page_header("Terms", view, "The words these papers use")
+if components.empty_state(view, keys.TERMS_CLEAR):
+    st.stop()
+
+ngram = setting(keys.URL_NGRAM, NGRAMS, default="1")
+keep_stop_words = setting(keys.URL_STOP_WORDS, ("on", "off"), default="off") == "on"
+
+
+def _on_setting(widget_key: str, url_key: str, to_url: Callable[[Any], str | None]) -> None:
+    write_query({url_key: to_url(st.session_state.get(widget_key))})
+
+
+left, middle = st.columns([3, 2], vertical_alignment="bottom")
+with left:
+    sync_widget(keys.TERMS_NGRAM, ngram)
+    st.segmented_control(
+        "Terms",
+        list(NGRAMS),
+        format_func=NGRAMS.get,
+        key=keys.TERMS_NGRAM,
+        on_change=_on_setting,
+        args=(keys.TERMS_NGRAM, keys.URL_NGRAM, lambda v: None if v in (None, "1") else v),
+    )
+with middle:
+    sync_widget(keys.TERMS_STOP_WORDS, keep_stop_words)
+    st.toggle(
+        "Keep stop words",
+        key=keys.TERMS_STOP_WORDS,
+        on_change=_on_setting,
+        args=(keys.TERMS_STOP_WORDS, keys.URL_STOP_WORDS, lambda v: "on" if v else None),
+        help="Stop words are very common words (the, of, we) and abstract boilerplate (propose, method).",
+    )
+
+with st.spinner("Counting terms (once per corpus and setting)…"):
+    counts = data.term_counts(
+        view.source.digest, view.filters.k or "auto", int(ngram), keep_stop_words, view.papers
+    )
+frequencies = counts.term_frequencies(view.mask.to_numpy())
+
+left, right = st.columns([2, 3])
+with left:
+    if frequencies.empty:
+        st.caption("No terms to count in these papers with this setting.")
+    else:
+        top = frequencies.set_index("term")["count"]
+        st.plotly_chart(
+            charts.top_counts(
+                top, title=f"Most frequent {NGRAMS[ngram].lower()}", x_title="Occurrences", limit=25
+            ),
+            config={"displayModeBar": False},
+        )
+with right:
+    cloud_terms = dict(zip(frequencies["term"].head(150), frequencies["count"].head(150), strict=True))
+    try:
+        st.image(data.word_cloud(tuple(cloud_terms.items())), caption="Word cloud of the filtered papers")
+    except ValueError:
+        st.caption("No term here can be drawn as a word cloud (the font covers Latin, Greek and Cyrillic).")
+    undrawable = [t for t in cloud_terms if not charts.cloud_drawable(t)]
+    if undrawable:
+        st.caption(f"{len(undrawable)} terms in other scripts are in the chart but not in the cloud.")
+
+st.subheader("Distinctive terms")
+if view.filters.is_empty:
+    st.caption("Filter the papers (sidebar) to see which terms set them apart from the rest of the corpus.")
+elif view.mask.all():
+    st.caption("The filters keep every paper, so there is no rest to compare with.")
+else:
+    distinctive = counts.distinctive_terms(view.mask.to_numpy())
+    st.plotly_chart(
+        charts.distinctive_terms(distinctive, title="Terms that set the filtered papers apart from the rest"),
+        config={"displayModeBar": False},
+    )
+
+group_options = [g for g in GROUPS if g != "topic" or view.analysis is not None]
+group = st.selectbox(
+    "Distinctive terms of each", group_options, format_func=GROUPS.get, key=keys.TERMS_GROUP_BY
+)
+column = {"topic": "topic_label", "area": "areas", "venue": "venue", "source": "source"}[group]
+groups = view.papers[column]
+if group == "topic":
+    groups = view.papers["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
+by_group = counts.group_distinctive_terms(groups, mask=view.mask.to_numpy())
+if by_group.empty:
+    st.caption("Only one group here: nothing to set apart.")
+else:
+    summary = (
+        by_group.sort_values(["group", "z"], ascending=[True, False])
+        .groupby("group", sort=False)["term"]
+        .apply(lambda t: ", ".join(t.head(10)))
+        .reset_index()
+    )
+    st.dataframe(
+        summary,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "group": st.column_config.TextColumn(GROUPS[group], width="medium"),
+            "term": st.column_config.TextColumn(
+                "Most distinctive terms (vs. the other groups)", width="large"
+            ),
+        },
+    )
+
+st.subheader("Keyword in context")
+default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
+term = param(keys.URL_KWIC)
+sync_widget(keys.TERMS_KWIC, term)
+st.text_input(
+    "Term or phrase",
+    key=keys.TERMS_KWIC,
+    on_change=_on_setting,
+    args=(keys.TERMS_KWIC, keys.URL_KWIC, lambda v: (v or "").strip()[:200] or None),
+    placeholder=default_term,
+)
+term = (term or default_term).strip()
+if term:
+    texts = view.filtered.set_index("id")["abstract_clean"]
+    lines = terms.keyword_in_context(texts, term, width=70)
+    st.caption(escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers'))
+    if len(lines):
+        titles = view.papers.set_index("id")["title"]
+        st.dataframe(
+            lines.assign(title=lines["id"].map(titles)).drop(columns="id")[
+                ["title", "left", "match", "right"]
+            ],
+            hide_index=True,
+            width="stretch",
+            height=components.table_height(len(lines)),
+            column_config={
+                "title": st.column_config.TextColumn("Paper", width=220),
+                "left": st.column_config.TextColumn("Before", width=330, alignment="right"),
+                "match": st.column_config.TextColumn("Term", width=110, alignment="center"),
+                "right": st.column_config.TextColumn("After", width=330),
+            },
+        )

@@ -1,0 +1,95 @@
+"""Topics: sizes, top terms, representative papers and the map; clicks and selections filter."""
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import charts
+from dashboard.ui import components, keys, tables
+from dashboard.ui.context import page_context
+from dashboard.ui.markup import escape_markdown
+from dashboard.ui.url import update_filters
+
+view = page_context()
+components.page_header("Topics", view, "Groups of papers that use the same words")
+if view.analysis is None:
+    st.info("Topics are not available for this corpus; the other pages still work.", icon=":material/info:")
+    st.stop()
+
+settings, note = st.columns([1, 3], vertical_alignment="bottom")
+with settings:
+    components.topics_number(view)
+with note:
+    st.caption(
+        "Each topic is named by its most distinctive terms. Click a bar to filter to that topic "
+        "(click again to remove it); select points on the map to filter to those papers."
+    )
+
+left, right = st.columns([2, 3])
+with left:
+    components.topic_bars(view, keys.TOPICS_BARS, title="Papers per topic")
+with right:
+    others = view.filters.mask(view.papers, ignore={"topic"})
+    counts = view.papers.loc[others.to_numpy(), "topic"].value_counts()
+    overview = tables.topic_overview(view.analysis.topics, counts, view.topic_names)
+    st.markdown("**Top terms per topic**")
+    st.dataframe(
+        overview.drop(columns="topic"),
+        hide_index=True,
+        width="stretch",
+        height=components.table_height(len(overview)),
+        column_config={
+            "name": st.column_config.TextColumn("Topic", width=220),
+            "papers": st.column_config.NumberColumn("Papers", width=60),
+            "top terms": st.column_config.TextColumn("Top terms", width=600),
+        },
+    )
+
+if components.empty_state(view, keys.TOPICS_CLEAR):
+    st.stop()
+
+notice = st.session_state.pop(keys.TOPICS_NOTICE, "")
+if notice:
+    st.caption(":material/info: " + escape_markdown(notice))
+if view.filters.id:
+    st.button(
+        f"Forget the {len(view.filters.id)} picked papers",
+        key=keys.TOPICS_FORGET_PICKED,
+        on_click=update_filters,
+        args=(lambda f: f.without("id"),),
+        icon=":material/deselect:",
+    )
+components.paper_map(view, keys.TOPICS_MAP)
+
+st.subheader("One topic in detail")
+topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]
+focus = st.selectbox(
+    "Topic",
+    topic_ids,
+    index=topic_ids.index(view.filters.topic[0])
+    if view.filters.topic and view.filters.topic[0] in topic_ids
+    else 0,
+    format_func=lambda t: view.topic_names.get(t, str(t)),
+    key=keys.TOPICS_FOCUS,
+)
+row = view.analysis.topics.loc[view.analysis.topics["topic"] == focus].iloc[0]
+left, right = st.columns(2)
+with left:
+    weights = pd.Series({str(term): float(weight) for term, weight in list(row["top_terms"])[:15]})
+    st.plotly_chart(
+        charts.top_counts(
+            weights, title="Top terms and their weight", x_title="Weight in the topic", limit=15
+        ),
+        config={"displayModeBar": False},
+    )
+with right:
+    st.markdown("**Most representative papers**")
+    titles = view.papers.set_index("id")["title"]
+    for paper_id in list(row["representative_ids"])[:8]:
+        if paper_id in titles.index:
+            components.paper_button(
+                str(titles[paper_id]),
+                str(paper_id),
+                key=f"topics.rep.{focus}.{paper_id}",
+                on_papers_page=False,
+            )
+    st.caption("A click opens the paper on the Papers page.")

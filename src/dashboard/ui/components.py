@@ -1,0 +1,387 @@
+"""Pieces several pages share: the empty state, downloads, the paper card, safe text and tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import charts, export
+from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
+from dashboard.ui import keys
+from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
+from dashboard.ui.sidebar import clear_filters
+from dashboard.ui.url import read_query, sync_widget, update_filters, write_query
+
+if TYPE_CHECKING:
+    from dashboard.ui.context import View
+
+DOWNLOAD_FORMATS: dict[str, str] = {"CSV": "csv", "JSON": "json", "Excel": "xlsx", "Parquet": "parquet"}
+# Below this many rows a file is made on every run (cheap, and tests can see it); above, on click.
+EAGER_DOWNLOAD_ROWS = 2_000
+
+
+def page_header(title: str, view: View, what: str = "") -> None:
+    """The page title and one line saying which papers it is about."""
+    st.title(title)
+    shown, total = int(view.mask.sum()), len(view.papers)
+    scope = (
+        f"all {total:,} papers"
+        if view.filters.is_empty
+        else f"{shown:,} of {total:,} papers ({view.describe()})"
+    )
+    st.caption(escape_markdown(f"{what}{' — ' if what else ''}{scope} · corpus: {view.source.label}"))
+
+
+def empty_state(view: View, key: str, what: str = "papers") -> bool:
+    """When no paper passes the filters: say why and offer to clear them. Returns True if empty."""
+    if view.mask.any():
+        return False
+    st.info(
+        escape_markdown(f"No {what} match the filters ({view.describe()}).")
+        + " Loosen a filter in the sidebar, or clear them all.",
+        icon=":material/filter_alt_off:",
+    )
+    st.button("Clear filters", key=key, on_click=clear_filters, icon=":material/filter_alt_off:")
+    return True
+
+
+def export_bytes(table: pd.DataFrame, fmt: str) -> bytes:
+    """The file a download hands out: the shared exporter (CSV-injection guard on by default)."""
+    return export.to_bytes(table, fmt)
+
+
+def download(table: pd.DataFrame, view: View, *, stem: str, key: str, what: str = "papers") -> None:
+    """A format picker and one download button for ``table``, named after the filters."""
+    columns = st.columns([2, 3], vertical_alignment="bottom")
+    with columns[0]:
+        label = st.segmented_control("File format", list(DOWNLOAD_FORMATS), default="CSV", key=key)
+    fmt = DOWNLOAD_FORMATS.get(label or "CSV", "csv")
+    eager = len(table) <= EAGER_DOWNLOAD_ROWS
+    data: bytes | Callable[[], bytes] = export_bytes(table, fmt) if eager else _deferred(table, fmt)
+    with columns[1]:
+        st.download_button(
+            f"Download {len(table):,} {what} as {label or 'CSV'}",
+            data=data,
+            file_name=view.file_name(stem, fmt),
+            mime=export.MIME_TYPES.get(fmt),
+            icon=":material/download:",
+            on_click="ignore",
+            key=key + ".button",
+        )
+
+
+def _deferred(table: pd.DataFrame, fmt: str) -> Callable[[], bytes]:
+    def make() -> bytes:
+        return export_bytes(table, fmt)
+
+    return make
+
+
+def html(body: str) -> None:
+    """Show HTML built in `dashboard.ui.markup` (corpus text inside it is already escaped)."""
+    st.html(body)
+
+
+def joined(values: Any, limit: int = 6) -> str:
+    """A list cell as short text: ``a, b, c (+2)``."""
+    if not isinstance(values, list | tuple) and not hasattr(values, "__len__"):
+        return ""
+    items = [str(v) for v in values]
+    return ", ".join(items[:limit]) + (f" (+{len(items) - limit})" if len(items) > limit else "")
+
+
+def safe_links(urls: pd.Series) -> pd.Series:
+    """URLs for a LinkColumn: http(s) only, anything else blanked so it never becomes a link."""
+    return urls.map(lambda u: safe_url(u) or None)
+
+
+PAPERS_PAGE = Path(__file__).resolve().parents[1] / "app_pages" / "papers.py"
+
+
+def open_paper(paper_id: str) -> None:
+    """Callback: show this paper on the Papers page (kept in the URL)."""
+    write_query({keys.URL_PAPER: paper_id})
+
+
+def paper_button(label: str, paper_id: str, *, key: str, on_papers_page: bool) -> None:
+    """A button (label: corpus text, escaped here) that opens a paper on the Papers page."""
+    text = escape_markdown(_short(label, 110))
+    if on_papers_page:
+        st.button(text, key=key, on_click=open_paper, args=(paper_id,), type="tertiary")
+    elif st.button(text, key=key, type="tertiary"):
+        query = read_query()
+        query[keys.URL_PAPER] = [paper_id]
+        st.switch_page(PAPERS_PAGE, query_params=query)
+
+
+def paper_card(
+    view: View, paper: pd.Series, *, similar: int = 5, key_prefix: str = "card", on_papers_page: bool = True
+) -> None:
+    """One paper: title, facts, abstract with search terms highlighted, links, most similar papers."""
+    title = str(paper.get("title", ""))
+    derived = (
+        " <span class='pd-meta'>(title derived from the abstract)</span>"
+        if paper.get("title_is_derived")
+        else ""
+    )
+    html(f"<div class='pd-title'>{text_html(title)}{derived}</div>")
+    facts = [str(paper.get("venue") or ""), _year(paper.get("year")), str(paper.get("source") or "")]
+    if "topic_label" in paper.index:
+        facts.append("topic: " + view.topic_names.get(int(paper["topic"]), str(paper["topic_label"])))
+    facts.append("code: " + str(paper.get("code_status", "")).replace("_", " "))
+    html("<div class='pd-meta'>" + text_html(" · ".join(f for f in facts if f)) + "</div>")
+    text = str(paper.get("abstract_clean", ""))
+    html(f"<div class='pd-abstract'>{marked_html(text, highlight_spans(text, view.filters.q))}</div>")
+    chips = [
+        ("Method names", paper.get("method_names")),
+        ("Datasets", paper.get("datasets")),
+        ("Areas", paper.get("areas")),
+    ]
+    for label, values in chips:
+        if _non_empty(values):
+            html(f"<div class='pd-meta'>{label}: {chips_html(list(values))}</div>")
+    links = paper.get("links")
+    if _non_empty(links):
+        items = [
+            link_html(link.get("url")) + " " + chips_html([str(link.get("kind", "")).replace("_", " ")])
+            for link in links
+            if isinstance(link, dict)
+        ]
+        html("<div class='pd-links'>Links: " + " ".join(items) + "</div>")
+    url = safe_url(paper.get("url"))
+    if url:
+        html(f"<div class='pd-links'>{link_html(url, 'Paper page')}</div>")
+    if similar and view.analysis is not None:
+        similar_papers(
+            view, str(paper["id"]), n=similar, key_prefix=key_prefix, on_papers_page=on_papers_page
+        )
+
+
+def similar_papers(
+    view: View, paper_id: str, *, n: int = 5, key_prefix: str = "similar", on_papers_page: bool
+) -> None:
+    """The papers closest to this one, each a button that opens it."""
+    try:
+        nearest = view.analysis.most_similar(paper_id, n=n)
+    except (KeyError, ValueError, IndexError):
+        return
+    if nearest is None or len(nearest) == 0:
+        return
+    st.markdown("**Most similar papers**")
+    for row in nearest.itertuples(index=False):
+        paper_button(
+            f"{float(row.similarity):.2f} · {row.title}",
+            str(row.id),
+            key=f"{key_prefix}.similar.{paper_id}.{row.id}",
+            on_papers_page=on_papers_page,
+        )
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _year(value: Any) -> str:
+    return "" if value is None or pd.isna(value) else str(int(value))
+
+
+def _non_empty(values: Any) -> bool:
+    return values is not None and not isinstance(values, str | float) and len(values) > 0
+
+
+def papers_table(table: pd.DataFrame, *, columns: Sequence[str]) -> pd.DataFrame:
+    """Display columns for a table of papers: lists joined to text, links made safe."""
+    shown = pd.DataFrame(index=table.index)
+    for column in columns:
+        if column not in table.columns:
+            continue
+        values = table[column]
+        if column in ("method_names", "datasets", "areas", "authors", "keywords"):
+            values = values.map(joined)
+        elif column in ("code_url", "url", "pdf_url"):
+            values = safe_links(values).fillna("")
+        shown[column] = values
+    return shown
+
+
+# --------------------------------------------------------------------- charts that filter when clicked
+
+
+def picked(points: Sequence[dict[str, Any]], lookup: Sequence[Sequence[Any]]) -> list[Any]:
+    """The values behind selected Plotly points: their ``customdata``, else ``lookup[curve][index]``."""
+    values: list[Any] = []
+    for point in points:
+        value = point.get("customdata")
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if value is None:
+            curve, index = point.get("curve_number", 0), point.get("point_index", point.get("point_number"))
+            if index is not None and 0 <= curve < len(lookup) and 0 <= index < len(lookup[curve]):
+                value = lookup[curve][index]
+        if value is not None and value not in values:
+            values.append(value)
+    return values
+
+
+def _on_topic_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
+    state = st.session_state.get(chart_key)
+    points = state["selection"]["points"] if state else []
+    topics = [int(t) for t in picked(points, lookup)]
+    if not topics:
+        return
+    # A click toggles: clicking a chosen topic removes it, another one adds it.
+    update_filters(lambda f: replace(f, topic=tuple(sorted(set(f.topic) ^ set(topics)))))
+
+
+def topic_bars(view: View, key: str, *, title: str = "Papers per topic (click a bar to filter)") -> None:
+    """Papers per topic under every filter except the topic filter; a click adds or removes a topic."""
+    if view.analysis is None:
+        return
+    others = view.filters.mask(view.papers, ignore={"topic"})
+    counts = view.papers.loc[others.to_numpy(), "topic"].value_counts()
+    topics = view.analysis.topics[["topic", "label"]]
+    fig = charts.topic_sizes(topics, counts, selected=view.filters.topic, title=title)
+    lookup = [list(fig.data[0].customdata)]
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=partial(_on_topic_pick, key, lookup),
+        selection_mode="points",
+        config={"displayModeBar": False},
+    )
+
+
+# --------------------------------------------------------------------- the papers table
+
+
+def _on_row_pick(table_key: str, ids: Sequence[str]) -> None:
+    state = st.session_state.get(table_key)
+    rows = state["selection"]["rows"] if state else []
+    if rows and 0 <= rows[0] < len(ids):
+        open_paper(ids[rows[0]])
+
+
+def table_height(rows: int, visible: int = 14) -> int:
+    """Pixel height showing up to ``visible`` rows of a dataframe without empty space below."""
+    return 38 + 35 * max(1, min(rows, visible))
+
+
+def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int | None = None) -> None:
+    """The papers as a table; selecting a row opens that paper (its id goes in the URL)."""
+    display = papers_table(table, columns=PAPER_COLUMNS)
+    if "topic" in display.columns:
+        display["topic"] = table["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
+    if "code_status" in display.columns:
+        display["code_status"] = display["code_status"].str.replace("_", " ")
+    if "areas" in display.columns and not display["areas"].astype(bool).any():
+        display = display.drop(columns="areas")
+    for column in ("venue", "year"):
+        if column in display.columns and view.papers[column].nunique(dropna=True) <= 1:
+            display = display.drop(columns=column)
+    # A new key for every filter state, so a stale row number never opens the wrong paper.
+    table_key = f"{key}.{view.filters.slug()}"
+    st.dataframe(
+        display,
+        key=table_key,
+        on_select=partial(_on_row_pick, table_key, tuple(table["id"])),
+        selection_mode="single-row",
+        hide_index=True,
+        width="stretch",
+        height=height or table_height(len(display)),
+        column_config=PAPER_COLUMN_CONFIG,
+    )
+
+
+PAPER_COLUMNS: tuple[str, ...] = (
+    "title",
+    "method_names",
+    "topic",
+    "areas",
+    "code_url",
+    "n_words",
+    "venue",
+    "year",
+)
+
+# Pixel widths that fit a 1280 px window with the sidebar open; the title takes what is left over.
+PAPER_COLUMN_CONFIG: dict[str, Any] = {
+    "title": st.column_config.TextColumn("Title", width=270),
+    "method_names": st.column_config.TextColumn("Method names", width=100),
+    "topic": st.column_config.TextColumn("Topic", width=150),
+    "areas": st.column_config.TextColumn("Areas", width=100),
+    "code_url": st.column_config.LinkColumn(
+        "Code",
+        display_text=r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)",
+        width=120,
+        help="The paper's own repository (empty: see the code status in the paper's details)",
+    ),
+    "code_status": st.column_config.TextColumn("Code status", width=100),
+    "n_words": st.column_config.NumberColumn("Words", width=55, format="%d"),
+    "venue": st.column_config.TextColumn("Venue", width=80),
+    "year": st.column_config.NumberColumn("Year", width=60, format="%d"),
+}
+
+
+# --------------------------------------------------------------------- the paper map
+
+
+def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
+    state = st.session_state.get(chart_key)
+    points = state["selection"]["points"] if state else []
+    ids = [str(i) for i in picked(points, lookup)]
+    if not ids:
+        return
+    if len(ids) > MAX_VALUES_PER_KEY:
+        st.session_state[keys.TOPICS_NOTICE] = (
+            f"You picked {len(ids):,} papers; the filter keeps the first {MAX_VALUES_PER_KEY:,}. "
+            "For larger groups, filter by topic instead."
+        )
+        ids = ids[:MAX_VALUES_PER_KEY]
+    update_filters(lambda f: replace(f, id=tuple(ids)))
+
+
+def paper_map(view: View, key: str) -> None:
+    """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
+    fig = charts.paper_map(view.filtered)
+    lookup = [list(trace.customdata) for trace in fig.data]
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=partial(_on_map_pick, key, lookup),
+        selection_mode=("points", "box", "lasso"),
+    )
+
+
+# --------------------------------------------------------------------- the number of topics
+
+TOPIC_CHOICES: tuple[str, ...] = ("auto", *(str(k) for k in range(2, 41)))
+
+
+def _on_topics_number_change() -> None:
+    choice = st.session_state.get(keys.N_TOPICS, "auto")
+    # Topic numbers mean something else under another model, so a topic filter goes with the change.
+    update_filters(lambda f: replace(f, k=None if choice == "auto" else int(choice), topic=()))
+
+
+def topics_number(view: View) -> None:
+    """The number-of-topics setting (in the URL as ``k``); changing it refits the model once."""
+    current = "auto" if view.filters.k is None else str(view.filters.k)
+    sync_widget(keys.N_TOPICS, current if current in TOPIC_CHOICES else "auto")
+    st.selectbox(
+        "Number of topics",
+        TOPIC_CHOICES,
+        key=keys.N_TOPICS,
+        on_change=_on_topics_number_change,
+        help="auto picks the number that gives the most coherent, stable topics for this corpus. "
+        "Changing it refits the topics (once per number) and clears the topic filter.",
+        format_func=lambda c: (
+            c if c != "auto" or view.filters.k is not None else f"auto ({view.n_topics_found})"
+        ),
+    )

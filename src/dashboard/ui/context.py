@@ -1,0 +1,187 @@
+"""What every page starts with: the corpus, its analysis, the filters from the URL, and the sidebar.
+
+`page_context()` runs once per script run (each run shows one page) and returns a frozen `View`;
+the page reads the papers, the mask and the filters from it, so the table, the charts and every
+download agree. Heavy steps are cached in `dashboard.ui.data`; here they only show progress.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.filters import Filters, facet_counts
+from dashboard.schema import OUTLIER_TOPIC
+from dashboard.ui import data, keys, sidebar
+from dashboard.ui.markup import STYLE, escape_markdown
+from dashboard.ui.url import read_filters
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class View:
+    """One run's view of the corpus: every paper, the filters and which papers pass them."""
+
+    source: data.CorpusSource
+    report: Any  # corpus.LoadReport
+    papers: pd.DataFrame
+    filters: Filters
+    mask: pd.Series
+    facets: dict[str, pd.Series]
+    analysis: Any = None  # analysis.Analysis, or None when the corpus could not be analysed
+    analysis_problem: str = ""
+    topic_names: dict[int, str] = field(default_factory=dict)
+
+    @cached_property
+    def filtered(self) -> pd.DataFrame:
+        """The papers that pass the filters, in corpus order."""
+        return self.papers[self.mask.to_numpy()]
+
+    @property
+    def n_topics_found(self) -> int:
+        return sum(1 for t in self.topic_names if t != OUTLIER_TOPIC)
+
+    @property
+    def topic_order(self) -> list[int]:
+        """Topic numbers, largest first, outliers last."""
+        counts = self.facets.get("topic", pd.Series(dtype=int))
+        return sorted(self.topic_names, key=lambda t: (t == OUTLIER_TOPIC, -counts.get(t, 0), t))
+
+    def describe(self) -> str:
+        """What is filtered, in words (topic labels instead of numbers)."""
+        return self.filters.describe(self.topic_names)
+
+    def file_name(self, stem: str, extension: str) -> str:
+        """A download's file name saying what was filtered, e.g. ``papers_q-graph_code-released.csv``."""
+        return f"{stem}_{self.filters.slug()}.{extension}"
+
+
+def _current_source() -> data.CorpusSource:
+    uploads = st.session_state.get(keys.UPLOADS) or []
+    if uploads and st.session_state.get(keys.CORPUS_CHOICE, "uploaded") == "uploaded":
+        return data.uploads_source(uploads)
+    paths, origin = data.corpus_paths(sys.argv[1:], os.environ)
+    return data.paths_source(paths, origin)
+
+
+def _topic_names(analysis: Any) -> dict[int, str]:
+    topics = analysis.topics
+    names = {}
+    for topic, label in zip(topics["topic"], topics["label"], strict=True):
+        names[int(topic)] = label if int(topic) == OUTLIER_TOPIC else f"{int(topic)}: {label}"
+    return names
+
+
+def _analyse(source: data.CorpusSource, papers: pd.DataFrame, n_topics: int | str) -> tuple[Any, str]:
+    if len(papers) < 2:
+        return None, "Topics need at least two papers."
+    try:
+        with st.spinner(f"Finding topics, areas and the map for {len(papers):,} papers (once per corpus)…"):
+            return data.analyze(source.digest, n_topics, papers), ""
+    except Exception as error:  # a failure in one step must not take the whole dashboard down
+        LOG.exception("analysis failed")
+        return None, f"Topics could not be computed for this corpus ({type(error).__name__}: {error})."
+
+
+def page_context() -> View:
+    """Load (cached), read the filters from the URL, analyse (cached), draw the sidebar."""
+    st.html(STYLE)
+    corpus_box = st.sidebar.container()
+    source = _current_source()
+    with st.spinner(f"Reading {source.label}…"):
+        result = data.load(source)
+    with corpus_box:
+        corpus_section(source, result.report, len(result.papers))
+    if len(result.papers) == 0:
+        st.error(
+            "No papers could be read from this corpus. The load report in the sidebar says why; "
+            "upload other files or switch back to the bundled corpus."
+        )
+        st.stop()
+
+    filters, notices = read_filters()
+    analysis, problem = _analyse(source, result.papers, filters.k if filters.k is not None else "auto")
+    papers = analysis.papers if analysis is not None else result.papers
+    facets = _facets(source.digest, filters.k, papers)
+    filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
+    view = View(
+        source=source,
+        report=result.report,
+        papers=papers,
+        filters=filters,
+        mask=filters.mask(papers),
+        facets=facets,
+        analysis=analysis,
+        analysis_problem=problem,
+        topic_names=_topic_names(analysis) if analysis is not None else {},
+    )
+    sidebar.render(view, [*notices, *restricted])
+    if problem:
+        st.warning(escape_markdown(problem) + " The other pages still work.", icon=":material/warning:")
+    return view
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _facets(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> dict[str, pd.Series]:
+    return facet_counts(_papers)
+
+
+def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> None:
+    """Sidebar: which corpus is shown, its load report, and uploading other files."""
+    with st.expander(
+        f"Corpus: {escape_markdown(source.label)} · {n_papers:,} papers", icon=":material/dataset:"
+    ):
+        st.caption(escape_markdown(report.summary()))
+        problems = report.to_frame()
+        if len(problems):
+            st.caption(f"{len(problems):,} records skipped or flagged:")
+            st.dataframe(problems, hide_index=True, width="stretch", height=min(300, 36 + 35 * len(problems)))
+        st.file_uploader(
+            "Load other files",
+            accept_multiple_files=True,
+            key=keys.UPLOAD_WIDGET,
+            on_change=on_upload,
+            help="Text (one abstract per paragraph), JSON, JSON Lines, CSV, TSV or Parquet; .gz works too. "
+            "Several files make one corpus.",
+        )
+        message = st.session_state.get(keys.UPLOAD_NOTICE)
+        if message:
+            st.caption(escape_markdown(message))
+        if st.session_state.get(keys.UPLOADS):
+            choice = st.session_state.get(keys.CORPUS_CHOICE, "uploaded")
+            if choice == "uploaded":
+                st.button(
+                    "Back to the bundled corpus", on_click=_choose_corpus, args=("bundled",), width="stretch"
+                )
+            else:
+                st.button(
+                    "Show the uploaded files", on_click=_choose_corpus, args=("uploaded",), width="stretch"
+                )
+
+
+def read_uploads(files: list[Any] | None) -> list[tuple[str, bytes]]:
+    """(name, bytes) of each uploaded file, in upload order; empty files are kept (the report says so)."""
+    return [(str(f.name), bytes(f.getvalue())) for f in files or []]
+
+
+def on_upload() -> None:
+    """Callback of the uploader: keep the files for the session and switch the view to them."""
+    files = read_uploads(st.session_state.get(keys.UPLOAD_WIDGET))
+    if not files:
+        return
+    st.session_state[keys.UPLOADS] = files
+    st.session_state[keys.CORPUS_CHOICE] = "uploaded"
+    st.session_state[keys.UPLOAD_NOTICE] = f"Showing {len(files)} uploaded file(s)."
+
+
+def _choose_corpus(choice: str) -> None:
+    st.session_state[keys.CORPUS_CHOICE] = choice
+    st.session_state[keys.UPLOAD_NOTICE] = ""

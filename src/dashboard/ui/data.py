@@ -1,0 +1,137 @@
+"""Where the corpus comes from, and the cached heavy steps (load, analyse, count terms).
+
+Everything heavy is cached on the content digest of the corpus, so a rerun (any widget change)
+never repeats it: tables in `st.cache_data`, fitted models in `st.cache_resource` (never mutated).
+Raw bytes and tables go in as ``_``-prefixed arguments so Streamlit does not hash them on every
+rerun; the digest in front of them is the key. The corpus path comes only from the command line
+(``streamlit run app.py -- --corpus PATH...``) or ``PAPER_DASHBOARD_CORPUS``, never from the URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import analysis, charts, corpus, terms
+
+ENV_CORPUS = "PAPER_DASHBOARD_CORPUS"
+SEEDS_DIR = Path(__file__).resolve().parents[3] / "seeds"
+
+
+@dataclass(frozen=True)
+class CorpusSource:
+    """The corpus a session looks at: files on disk (from the command line) or uploaded files."""
+
+    label: str
+    digest: str
+    paths: tuple[str, ...] = ()
+    uploads: tuple[tuple[str, bytes], ...] = ()
+
+    @property
+    def is_upload(self) -> bool:
+        return bool(self.uploads)
+
+
+def corpus_paths(argv: Sequence[str], environ: Mapping[str, str]) -> tuple[list[str], str]:
+    """Paths to load and where they came from: ``--corpus`` arguments, the environment, or the seeds.
+
+    >>> corpus_paths(["--corpus", "a.csv", "b/"], {})
+    (['a.csv', 'b/'], 'command line')
+    """
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("--corpus", nargs="+", default=None)
+    try:
+        known, _ = parser.parse_known_args(list(argv))
+    except (argparse.ArgumentError, SystemExit):
+        known = argparse.Namespace(corpus=None)
+    if known.corpus:
+        return list(known.corpus), "command line"
+    from_env = [p for p in environ.get(ENV_CORPUS, "").split(os.pathsep) if p.strip()]
+    if from_env:
+        return from_env, ENV_CORPUS
+    return [str(SEEDS_DIR)], "bundled seeds"
+
+
+def describe_paths(paths: Sequence[str], origin: str) -> str:
+    """A short name for the corpus, e.g. ``bundled seeds`` or ``icml.jsonl (+2 more)``."""
+    if origin == "bundled seeds":
+        return "bundled seeds"
+    names = [Path(p).name or p for p in paths]
+    return names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
+
+
+def _stat_signature(paths: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
+    """Cheap fingerprint (name, size, mtime) of every file under the paths: reused while unchanged."""
+    signature: list[tuple[str, int, int]] = []
+    for raw in paths:
+        path = Path(raw)
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            try:
+                stat = file.stat()
+            except OSError:
+                signature.append((str(file), -1, -1))
+                continue
+            signature.append((str(file), stat.st_size, stat.st_mtime_ns))
+    return tuple(signature)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _paths_digest(signature: tuple[tuple[str, int, int], ...], _paths: tuple[str, ...]) -> str:
+    # Hashing file contents costs a full read; the stat signature decides when to do it again.
+    return corpus.digest_paths(_paths)
+
+
+def paths_source(paths: Sequence[str], origin: str) -> CorpusSource:
+    """The on-disk corpus, with its content digest (recomputed only when a file changes)."""
+    digest = _paths_digest(_stat_signature(paths), tuple(paths))
+    return CorpusSource(label=describe_paths(paths, origin), digest=digest, paths=tuple(paths))
+
+
+def uploads_source(files: Sequence[tuple[str, bytes]]) -> CorpusSource:
+    """A corpus of uploaded files (name, bytes)."""
+    names = [name for name, _ in files]
+    label = "uploaded: " + names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
+    return CorpusSource(label=label, digest=corpus.digest_uploads(files), uploads=tuple(files))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
+    return corpus.load(_paths)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _load_uploads(digest: str, _files: tuple[tuple[str, bytes], ...]) -> corpus.LoadResult:
+    return corpus.load_uploads(_files)
+
+
+def load(source: CorpusSource) -> corpus.LoadResult:
+    """The paper table and load report of a corpus (cached on its digest)."""
+    if source.is_upload:
+        return _load_uploads(source.digest, source.uploads)
+    return _load_paths(source.digest, source.paths)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def analyze(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis.Analysis:
+    """Topics, areas, map and similarity for a corpus (cached on digest and number of topics)."""
+    return analysis.analyze(_papers, n_topics=n_topics)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def term_counts(digest: str, n_topics: int | str, ngram: int, stop_words: bool, _papers: pd.DataFrame) -> Any:
+    """Counts of n-grams per paper for fast sums over any subset (cached per corpus and setting)."""
+    return terms.TermCounts.build(_papers, ngram=ngram, stop_words=stop_words)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def word_cloud(frequencies: tuple[tuple[str, float], ...]) -> bytes:
+    """PNG of a word cloud (cached: the same terms give the same picture); ValueError if none drawable."""
+    return charts.word_cloud_png(dict(frequencies))

@@ -1,0 +1,191 @@
+"""The sidebar on every page: the corpus and its load report, the filters, `N of M papers`, clear.
+
+Filter widgets mirror the URL (see `dashboard.ui.url`): values are set from the URL before each
+widget is drawn and written back by its callback. Options show how many papers have each value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.ui import keys
+from dashboard.ui.markup import escape_markdown
+from dashboard.ui.url import read_filters, sync_widget, update_filters, write_filters
+
+if TYPE_CHECKING:
+    from dashboard.ui.context import View
+
+# Widgets whose filters live behind "More filters": opened by itself when one of them is in use.
+MORE_FILTER_KEYS: tuple[str, ...] = ("venue", "year", "source", "link", "dataset", "words")
+
+
+def count_line(shown: int, total: int) -> str:
+    """The sidebar's count, e.g. ``12 of 57 papers``."""
+    return f"{shown:,} of {total:,} papers"
+
+
+# --------------------------------------------------------------------- callbacks (run before the script)
+
+
+def _on_filter_change(field: str, widget_key: str) -> None:
+    value = st.session_state.get(widget_key)
+    if field == "q":
+        new: Any = value or ""
+    elif field == "words":
+        new = st.session_state.get(keys.WORDS_BOUNDS, (None, None))
+        low, high = value
+        lowest, highest = new
+        # The full slider range means "no limit" on that side, so the URL stays clean.
+        new = (None if low <= lowest else low, None if high >= highest else high)
+    else:
+        new = tuple(value or ())
+    update_filters(lambda f: dataclasses.replace(f, **{field: new}))
+
+
+def clear_filters() -> None:
+    """Callback of every "Clear filters" button: the same view without filters."""
+    filters, _ = read_filters()
+    write_filters(filters.cleared())
+
+
+# --------------------------------------------------------------------- drawing
+
+
+def _option_label(counts: pd.Series, labels: dict[Any, str] | None = None) -> Any:
+    def label(value: Any) -> str:
+        name = labels.get(value, str(value)) if labels else str(value)
+        n = counts.get(value, 0)
+        return f"{name} ({n:,})"
+
+    return label
+
+
+def _multiselect(
+    label: str,
+    field: str,
+    widget_key: str,
+    counts: pd.Series | None,
+    selected: Sequence[Any],
+    *,
+    names: dict[Any, str] | None = None,
+    help: str | None = None,
+    order: Sequence[Any] | None = None,
+) -> None:
+    if counts is None or counts.empty:
+        return
+    options = list(order) if order is not None else list(counts.index)
+    options = [int(o) if field in ("topic", "year") else o for o in options]
+    sync_widget(widget_key, [v for v in selected if v in options])
+    st.multiselect(
+        label,
+        options,
+        key=widget_key,
+        format_func=_option_label(counts, names),
+        on_change=_on_filter_change,
+        args=(field, widget_key),
+        placeholder="Any",
+        help=help,
+    )
+
+
+def render(view: View, notices: Sequence[str]) -> None:
+    """Draw the whole sidebar for ``view`` (the corpus section is drawn by `corpus_section`)."""
+    filters = view.filters
+    facets = view.facets
+    with st.sidebar:
+        sync_widget(keys.SEARCH, filters.q)
+        st.text_input(
+            "Search",
+            key=keys.SEARCH,
+            on_change=_on_filter_change,
+            args=("q", keys.SEARCH),
+            placeholder='words, "a phrase", -exclude',
+            help='All words must occur (word starts match: "graph" finds "graphs"). '
+            'Put phrases in quotes; a leading minus excludes: `diffusion -"video generation"`.',
+        )
+        st.markdown(f"**{count_line(int(view.mask.sum()), len(view.papers))}**")
+        if not filters.is_empty:
+            st.caption(escape_markdown(view.describe()))
+        st.button(
+            "Clear filters",
+            key=keys.CLEAR_FILTERS,
+            on_click=clear_filters,
+            disabled=filters.is_empty,
+            icon=":material/filter_alt_off:",
+            width="stretch",
+        )
+        for notice in notices:
+            st.caption(":material/info: " + escape_markdown(notice))
+
+        if "topic" in facets:
+            _multiselect(
+                "Topics",
+                "topic",
+                keys.TOPIC,
+                facets["topic"],
+                filters.topic,
+                names=view.topic_names,
+                order=view.topic_order,
+            )
+        _multiselect("Research areas", "area", keys.AREA, facets.get("area"), filters.area)
+        _multiselect(
+            "Code status",
+            "code",
+            keys.CODE,
+            facets.get("code"),
+            filters.code,
+            names={s: s.replace("_", " ") for s in facets.get("code", pd.Series()).index},
+        )
+        active_more = any(key in filters.active_keys() for key in MORE_FILTER_KEYS)
+        with st.expander("More filters", expanded=active_more):
+            _multiselect("Venue", "venue", keys.VENUE, facets.get("venue"), filters.venue)
+            years = facets.get("year")
+            _multiselect(
+                "Year",
+                "year",
+                keys.YEAR,
+                years,
+                filters.year,
+                order=sorted(years.index, reverse=True) if years is not None else None,
+            )
+            _multiselect("Source file", "source", keys.SOURCE, facets.get("source"), filters.source)
+            _multiselect(
+                "Link kinds",
+                "link",
+                keys.LINK,
+                facets.get("link"),
+                filters.link,
+                names={s: s.replace("_", " ") for s in facets.get("link", pd.Series()).index},
+                help="Papers with at least one link of a chosen kind.",
+            )
+            _multiselect(
+                "Datasets and benchmarks", "dataset", keys.DATASET, facets.get("dataset"), filters.dataset
+            )
+            _words_slider(view)
+
+
+def _words_slider(view: View) -> None:
+    n_words = pd.to_numeric(view.papers["n_words"], errors="coerce").dropna()
+    if n_words.empty or n_words.min() >= n_words.max():
+        return
+    lowest, highest = int(n_words.min()), int(n_words.max())
+    st.session_state[keys.WORDS_BOUNDS] = (lowest, highest)
+    low, high = view.filters.words
+    value = (
+        min(max(lowest if low is None else low, lowest), highest),
+        max(min(highest if high is None else high, highest), lowest),
+    )
+    sync_widget(keys.WORDS, value)
+    st.slider(
+        "Words in the abstract",
+        min_value=lowest,
+        max_value=highest,
+        key=keys.WORDS,
+        on_change=_on_filter_change,
+        args=("words", keys.WORDS),
+    )

@@ -1,0 +1,89 @@
+"""Start the real app (`streamlit run app.py`) on a free port for browser tests, and stop it again.
+
+Started with `subprocess.Popen` from the repo root, so the PID is Streamlit's own and terminating
+it frees the port (a backgrounded shell would leave the server running). Ready means
+``/_stcore/health`` answers ``ok``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def running_app(
+    app_args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    startup_timeout: float = 60.0,
+    log_path: Path | None = None,
+) -> Iterator[str]:
+    """Run the app until the block ends; yields its base URL (``http://127.0.0.1:PORT``)."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    if app_args:
+        command += ["--", *app_args]
+    process_env = {k: v for k, v in os.environ.items() if k != "PAPER_DASHBOARD_CORPUS"}
+    process_env.update(env or {})
+    log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    process = subprocess.Popen(command, cwd=REPO, env=process_env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while not _healthy(url):
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {process.returncode} before answering")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer on {url} within {startup_timeout:.0f} s")
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        if log is not subprocess.DEVNULL:
+            log.close()
