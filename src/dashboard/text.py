@@ -120,7 +120,7 @@ _SUBSCRIPTABLE = frozenset("0123456789+-−=()aehijklmnoprstuvx")
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"\s+")
-_SPACE_BEFORE_PUNCT = re.compile(r" ([,.;:!?])(?= |$)")
+_SPACE_BEFORE_PUNCT = re.compile(r" ([,.;:!?)\]]+)(?= |$)")
 
 # Tags seen in scraped proceedings pages (CVPR's <tex xmlns:mml=...>, <sup>, <inf>); only these
 # names, and only with well-formed name="value" attributes, so "a <b and c> d" stays as written.
@@ -197,19 +197,22 @@ def clean_markup(text: str) -> str:
     if "\\" in text or "$" in text:
         text = _render_latex(text, urls)
     text = _render_markdown(text, urls)
+    if "~" in text:
+        text = _TIE.sub(" ", text)  # LaTeX's unbreakable space: "et~al.", "Fig.~1"
     if "--" in text:
         text = _EN_DASH.sub("–", _EM_DASH.sub("—", text))
     if urls:
         text = _PLACEHOLDER.sub(lambda match: urls[int(match.group(1))], text)
-    if irregular_spacing or "  " in text or not text.isprintable():
+    # Every rule above inserts printable characters only, so a printable input stays printable.
+    if irregular_spacing or "  " in text:
         text = _normalize_spaces(text)
     text = text.strip()
-    if " ." in text or " ," in text or " ;" in text or " :" in text or " ?" in text or " !" in text:
+    if " ." in text or " ," in text or " )" in text or " ;" in text or " :" in text or " ?" in text:
         text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     return text
 
 
-def count_words(clean_text: str) -> int:
+def count_words(clean_text: str, *, normalized: bool = False) -> int:
     """Number of words in cleaned text, counted like ``wc -w`` with one exception for CJK.
 
     A word is a whitespace-separated token (``61.2%`` and ``vision–language`` are one word each).
@@ -221,6 +224,9 @@ def count_words(clean_text: str) -> int:
     5
     >>> count_words("我们提出 PIAA 方法")
     7
+
+    ``normalized=True`` promises the text is `clean_markup` output (single spaces, stripped) and
+    skips the whitespace scan.
     """
     if not isinstance(clean_text, str) or not clean_text:
         return 0
@@ -229,9 +235,10 @@ def count_words(clean_text: str) -> int:
         cjk = len(_CJK_CHAR.findall(clean_text))
         if cjk:
             clean_text = _CJK_CHAR.sub(" ", clean_text)
-    if not clean_text.isprintable() or "  " in clean_text:
-        clean_text = _normalize_spaces(clean_text)
-    clean_text = clean_text.strip()
+    if cjk or not normalized:
+        if not clean_text.isprintable() or "  " in clean_text:
+            clean_text = _normalize_spaces(clean_text)
+        clean_text = clean_text.strip()
     return cjk + (clean_text.count(" ") + 1 if clean_text else 0)
 
 
@@ -294,10 +301,8 @@ def _render_latex(text: str, urls: list[str]) -> str:
         text = _MATH_DISPLAY.sub(lambda m: f" {_render_math(m.group(1), urls)} ", text)
         text = _MATH_INLINE.sub(lambda m: _render_math(m.group(1), urls), text)
     if "\\" in text:
-        text = _MATH_PAREN.sub(" ", text)
+        text = _MATH_PAREN.sub("", text)
         text = _render_commands(text, urls)
-    if "~" in text:
-        text = _TIE.sub(" ", text)
     text = _BRACE.sub("", text)
     for standin, original in _ESCAPE_RESTORE:
         if standin in text:
@@ -351,8 +356,8 @@ def _render_commands(text: str, urls: list[str]) -> str:
     # Innermost groups first; each pass is linear and nesting deeper than a few levels is rare.
     for _ in range(6):
         before = text
+        text = _COMMAND_2.sub(lambda match: _two_argument_command(match, urls), text)  # \frac12 has no {
         if "{" in text:
-            text = _COMMAND_2.sub(lambda match: _two_argument_command(match, urls), text)
             text = _COMMAND_1.sub(_one_argument_command, text)
         if text == before:
             break
