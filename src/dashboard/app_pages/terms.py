@@ -88,7 +88,8 @@ else:
         config={"displayModeBar": False},
     )
 
-group_options = [g for g in GROUPS if g != "topic" or view.analysis is not None]
+# Topics and areas come from the analysis; without it only the corpus's own groups are left.
+group_options = [g for g in GROUPS if g in ("venue", "source") or view.analysis is not None]
 group = st.selectbox(
     "Distinctive terms of each", group_options, format_func=GROUPS.get, key=keys.TERMS_GROUP_BY
 )

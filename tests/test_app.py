@@ -1,0 +1,366 @@
+"""The app, headless (AppTest): every page on the seeds, each filter, the URL, downloads, uploads.
+
+Expected answers come from the core modules directly (load, analyse, `Filters.mask`), so these tests
+check that the pages show and export exactly what the filters select.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import analysis, corpus, export
+from dashboard.filters import Filters
+from dashboard.ui import components, keys
+
+REPO = Path(__file__).resolve().parents[1]
+APP = str(REPO / "app.py")
+PAGES = ("overview", "papers", "topics", "terms", "links", "compare")
+COUNT_LINE = re.compile(r"\*\*([\d,]+) of ([\d,]+) papers\*\*")
+
+
+@pytest.fixture(autouse=True)
+def _seeds_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The app reads its corpus from the command line or this variable; tests always use the seeds.
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py"])
+
+
+@pytest.fixture(scope="module")
+def seeds() -> pd.DataFrame:
+    """The seed papers as the app sees them: loaded and analysed with the default settings."""
+    return analysis.analyze(corpus.load([REPO / "seeds"]).papers).papers
+
+
+def app(page: str = "papers", query: dict[str, Any] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.switch_page(f"src/dashboard/app_pages/{page}.py")
+    return at.run()
+
+
+def count_line(at: AppTest) -> tuple[int, int]:
+    for element in at.sidebar.markdown:
+        match = COUNT_LINE.fullmatch(element.value)
+        if match:
+            return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
+    raise AssertionError("no 'N of M papers' line in the sidebar")
+
+
+def table_titles(at: AppTest) -> list[str]:
+    return list(at.main.dataframe[0].value["title"])
+
+
+def expected_titles(papers: pd.DataFrame, filters: Filters) -> list[str]:
+    return list(papers.loc[filters.mask(papers).to_numpy(), "title"])
+
+
+def assert_no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+# --------------------------------------------------------------------- every page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_on_the_seeds(page: str, seeds: pd.DataFrame) -> None:
+    at = app(page)
+    assert_no_exception(at)
+    assert count_line(at) == (len(seeds), len(seeds))
+    assert at.title[0].value  # every page says what it is
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_with_filters_that_select_nothing(page: str) -> None:
+    at = app(page, {"q": "zzzz-no-such-word"})
+    assert_no_exception(at)
+    assert count_line(at)[0] == 0
+    if page != "compare":
+        assert any("No papers match" in info.value for info in at.main.info)
+        assert at.main.button(key=getattr(keys, f"{page.upper()}_CLEAR")).label == "Clear filters"
+
+
+def test_compare_shows_two_papers_side_by_side(seeds: pd.DataFrame) -> None:
+    ids = list(seeds["id"][:3])
+    at = app("compare", {"cmp": ids})
+    assert_no_exception(at)
+    html = " ".join(element.proto.body for element in at.get("html"))
+    assert "A. " in html and "C. " in html
+    assert at.main.get("plotly_chart"), "pairwise similarity heatmap"
+
+
+def test_papers_page_opens_the_paper_in_the_url(seeds: pd.DataFrame) -> None:
+    paper = seeds.iloc[5]
+    at = app("papers", {"paper": paper["id"], "q": "the"})
+    assert_no_exception(at)
+    html = " ".join(element.proto.body for element in at.get("html"))
+    assert "pd-abstract" in html and "<mark>" in html
+
+
+# --------------------------------------------------------------------- filters
+
+
+def _middle_half(n_words: pd.Series) -> tuple[int, int]:
+    return int(n_words.quantile(0.25)), int(n_words.quantile(0.75))
+
+
+def _most_common(values: pd.Series) -> Any:
+    exploded = values.explode().dropna()
+    return exploded.value_counts().index[0]
+
+
+FILTER_CASES = ["q", "topic", "area", "code", "source", "dataset", "link", "words"]
+
+
+@pytest.mark.parametrize("case", FILTER_CASES)
+def test_each_filter_changes_the_table_as_expected(case: str, seeds: pd.DataFrame) -> None:
+    at = app("papers")
+    if case == "q":
+        at.text_input(key=keys.SEARCH).set_value('diffusion -"video"')
+        filters = Filters(q='diffusion -"video"')
+    elif case == "topic":
+        topic = int(seeds["topic"].value_counts().index[0])
+        at.multiselect(key=keys.TOPIC).set_value([topic])
+        filters = Filters(topic=(topic,))
+    elif case == "area":
+        area = _most_common(seeds["areas"])
+        at.multiselect(key=keys.AREA).set_value([area])
+        filters = Filters(area=(area,))
+    elif case == "code":
+        at.multiselect(key=keys.CODE).set_value(["released"])
+        filters = Filters(code=("released",))
+    elif case == "source":
+        source = seeds["source"].iloc[-1]
+        at.multiselect(key=keys.SOURCE).set_value([source])
+        filters = Filters(source=(source,))
+    elif case == "dataset":
+        dataset = _most_common(seeds["datasets"])
+        at.multiselect(key=keys.DATASET).set_value([dataset])
+        filters = Filters(dataset=(dataset,))
+    elif case == "link":
+        at.multiselect(key=keys.LINK).set_value(["code"])
+        filters = Filters(link=("code",))
+    else:
+        at.slider(key=keys.WORDS).set_range(*_middle_half(seeds["n_words"]))
+        filters = Filters(words=_middle_half(seeds["n_words"]))
+    at.run()
+    assert_no_exception(at)
+    expected = expected_titles(seeds, filters)
+    assert 0 < len(expected) < len(seeds), "the case must select some papers but not all"
+    assert table_titles(at) == expected
+    assert count_line(at) == (len(expected), len(seeds))
+    # The widget wrote the filter to the URL.
+    assert Filters.from_query(at.query_params)[0] == filters
+
+
+VENUES_CSV = (
+    b"title,abstract,venue,year\n"
+    b"A,Graph networks for molecules.,ICML,2024\n"
+    b"B,Diffusion models for video.,ICLR,2025\n"
+    b"C,Bandits with regret bounds.,ICML,2025\n"
+    b"D,Message passing on graphs.,NeurIPS,2023\n"
+)
+
+
+def test_venue_and_year_filters_on_a_corpus_with_several() -> None:
+    at = app("papers")
+    at.sidebar.get("file_uploader")[0].set_value(("venues.csv", VENUES_CSV, "text/csv"))
+    at.run()
+    assert count_line(at) == (4, 4)
+    at.multiselect(key=keys.VENUE).set_value(["ICML"]).run()
+    assert table_titles(at) == ["A", "C"]
+    at.multiselect(key=keys.YEAR).set_value([2025]).run()
+    assert_no_exception(at)
+    assert table_titles(at) == ["C"]
+    assert count_line(at) == (1, 4)
+    assert Filters.from_query(at.query_params)[0] == Filters(venue=("ICML",), year=(2025,))
+
+
+def test_seeding_the_url_restores_the_filters(seeds: pd.DataFrame) -> None:
+    area = _most_common(seeds["areas"])
+    query = {"q": "model", "code": ["released", "none"], "area": area}
+    at = app("papers", query)
+    assert_no_exception(at)
+    filters = Filters(q="model", code=("none", "released"), area=(area,))
+    assert at.text_input(key=keys.SEARCH).value == "model"
+    assert sorted(at.multiselect(key=keys.CODE).value) == ["none", "released"]
+    assert at.multiselect(key=keys.AREA).value == [area]
+    assert table_titles(at) == expected_titles(seeds, filters)
+
+
+def test_bad_url_values_fall_back_with_a_notice(seeds: pd.DataFrame) -> None:
+    at = app("papers", {"year": "soon", "code": "open-ish", "words": "lots", "topic": "999", "k": "1"})
+    assert_no_exception(at)
+    notices = " ".join(caption.value for caption in at.sidebar.caption)
+    for fragment in ("soon", "open\\-ish", "lots", "999"):
+        assert fragment in notices
+    assert count_line(at) == (len(seeds), len(seeds))
+
+
+def test_clear_filters_empties_the_url_filters(seeds: pd.DataFrame) -> None:
+    at = app("papers", {"q": "model", "code": "released", "ngram": "2"})
+    assert count_line(at)[0] < len(seeds)
+    at.sidebar.button(key=keys.CLEAR_FILTERS).click().run()
+    assert_no_exception(at)
+    assert count_line(at) == (len(seeds), len(seeds))
+    assert "q" not in at.query_params and "code" not in at.query_params
+    assert at.query_params.get("ngram") in ("2", ["2"]), "page settings survive Clear filters"
+
+
+def test_changing_the_number_of_topics_refits_and_drops_the_topic_filter(seeds: pd.DataFrame) -> None:
+    at = app("topics", {"topic": str(int(seeds["topic"].iloc[0]))})
+    at.selectbox(key=keys.N_TOPICS).set_value("3").run()
+    assert_no_exception(at)
+    assert at.query_params.get("k") in ("3", ["3"])
+    assert "topic" not in at.query_params
+    assert count_line(at) == (len(seeds), len(seeds))
+
+
+# --------------------------------------------------------------------- downloads
+
+
+@pytest.fixture
+def exported(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, pd.DataFrame, bytes]]]:
+    """Every file the app builds for a download in this test: (format, table, bytes)."""
+    calls: list[tuple[str, pd.DataFrame, bytes]] = []
+    real = export.to_bytes
+
+    def spy(df: pd.DataFrame, fmt: str, **kwargs: Any) -> bytes:
+        data = real(df, fmt, **kwargs)
+        calls.append((fmt, df, data))
+        return data
+
+    monkeypatch.setattr(export, "to_bytes", spy)
+    yield calls
+
+
+def test_the_csv_download_holds_exactly_the_filtered_rows(
+    seeds: pd.DataFrame, exported: list[tuple[str, pd.DataFrame, bytes]]
+) -> None:
+    at = app("papers", {"q": "model", "code": "none"})
+    assert_no_exception(at)
+    filters = Filters(q="model", code=("none",))
+    expected_ids = list(seeds.loc[filters.mask(seeds).to_numpy(), "id"])
+    csv = [data for fmt, _, data in exported if fmt == "csv"][-1]
+    downloaded = pd.read_csv(io.BytesIO(csv), dtype=str, keep_default_na=False)
+    assert list(downloaded["id"]) == expected_ids
+    assert len(downloaded) == count_line(at)[0]
+    # (The file name is checked in the browser test: AppTest does not expose it.)
+    assert at.main.get("download_button")[0].proto.label == f"Download {len(expected_ids)} papers as CSV"
+
+
+@pytest.mark.parametrize(("label", "fmt"), list(components.DOWNLOAD_FORMATS.items()))
+def test_every_download_format_exports_the_filtered_rows(
+    label: str, fmt: str, seeds: pd.DataFrame, exported: list[tuple[str, pd.DataFrame, bytes]]
+) -> None:
+    at = app("papers", {"code": "released"})
+    at.segmented_control(key=keys.PAPERS_FORMAT).set_value(label).run()
+    assert_no_exception(at)
+    fmt_seen, table, data = exported[-1]
+    assert fmt_seen == fmt
+    assert list(table["id"]) == list(seeds.loc[seeds["code_status"] == "released", "id"])
+    assert data
+    if fmt == "json":
+        assert [row["id"] for row in json.loads(data)] == list(table["id"])
+
+
+# --------------------------------------------------------------------- uploads
+
+
+GOOD_CSV = (
+    b"title,abstract,code\n"
+    b"Paper one,We study graphs and message passing on molecules.,https://github.com/a/one\n"
+    b'Paper two,"A diffusion model, with guidance, for video.",\n'
+)
+
+
+def test_uploading_a_valid_and_a_broken_file() -> None:
+    at = app("papers")
+    uploader = at.sidebar.get("file_uploader")[0]
+    uploader.set_value(
+        [("good.csv", GOOD_CSV, "text/csv"), ("broken.json", b"\x00\x01{not json", "application/json")]
+    )
+    at.run()
+    assert_no_exception(at)
+    assert count_line(at) == (2, 2)
+    assert table_titles(at) == ["Paper one", "Paper two"]
+    summary = " ".join(caption.value for caption in at.sidebar.caption)
+    assert "1 skipped" in summary
+    problems = at.sidebar.dataframe[0].value
+    assert list(problems["source"]) == ["broken.json"]
+
+
+def test_uploading_only_broken_files_says_why_and_offers_the_bundled_corpus() -> None:
+    at = app("overview")
+    at.sidebar.get("file_uploader")[0].set_value(("empty.txt", b"", "text/plain"))
+    at.run()
+    assert_no_exception(at)
+    assert any("No papers could be read" in error.value for error in at.main.error)
+    assert any(button.label == "Back to the bundled corpus" for button in at.sidebar.button)
+
+
+class _Upload:
+    def __init__(self, name: str, data: bytes) -> None:
+        self.name, self._data = name, data
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+def test_read_uploads_keeps_names_and_bytes_in_order() -> None:
+    from dashboard.ui.context import read_uploads
+
+    files = [_Upload("b.csv", b"x"), _Upload("a.txt", b"")]
+    assert read_uploads(files) == [("b.csv", b"x"), ("a.txt", b"")]
+    assert read_uploads(None) == []
+
+
+# --------------------------------------------------------------------- untrusted text
+
+
+HOSTILE_ABSTRACTS = [
+    '<script>alert("x")</script> We propose ScriptNet for graphs. <img src=x onerror="alert(1)">',
+    "We study :red[red text] and :material/home: icons with $x^2$ math and [a link](javascript:alert(1)).",
+    "A **bold** _claim_ with &lt;b&gt; entities and a data link [d](data:text/html,<b>x</b>) on graphs.",
+]
+
+
+def test_hostile_abstracts_are_shown_as_text() -> None:
+    body = "Hostile Conference 2026\n\n" + "\n\n".join(HOSTILE_ABSTRACTS) + "\n"
+    at = app("papers")
+    at.sidebar.get("file_uploader")[0].set_value(("hostile.txt", body.encode(), "text/plain"))
+    at.run()
+    assert len(at.main.dataframe[0].value) == 3
+    shown_as_text = False
+    for page in PAGES:
+        at.switch_page(f"src/dashboard/app_pages/{page}.py")
+        for paper_id in (None, "hostile-1", "hostile-2"):
+            if paper_id:
+                at.query_params["paper"] = paper_id
+                at.query_params["cmp"] = ["hostile-1", "hostile-2", "hostile-3"]
+            at.run()
+            assert_no_exception(at)
+            for element in at.get("html"):
+                html = element.proto.body
+                assert "<script" not in html and "<img" not in html
+                assert all(
+                    href.startswith(("http://", "https://")) for href in re.findall(r'href="([^"]*)"', html)
+                )
+                shown_as_text = shown_as_text or "&lt;script&gt;alert" in html
+            texts = [e.value for e in [*at.markdown, *at.caption]] + [b.label for b in at.button]
+            for text in texts:
+                assert (
+                    ":red[" not in str(text)
+                    and ":material/home:" not in str(text)
+                    and "<script" not in str(text)
+                )
+    assert shown_as_text, "the hostile abstract was shown (escaped) somewhere"
