@@ -456,6 +456,13 @@ BAD_INPUT_CASES = [
         "read as cp1252",
     ),
     ("latin1.txt", b"Caf\xe9 \x81 abstract.", "warning", "", "read as latin-1"),
+    (
+        "cp1252.jsonl",
+        b'{"abstract": "Fine."}\n{"abstract": "Caf\xe9 au lait."}\n',
+        "warning",
+        "line 2",
+        "read as cp1252",
+    ),
     ("utf16.txt", "ICML 2026 Papers\n\nAn abstract.".encode("utf-16"), "warning", "", "UTF-16"),
     ("nocol.csv", b"title,body\nT,B\n", "skipped", "", "no abstract column"),
     (

@@ -43,7 +43,7 @@ import math
 import re
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -167,6 +167,7 @@ _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\xd0\xcf\x11\xe0", "an old Office document (.xls/.doc)"),
 )
 _GZIP_MAGIC = b"\x1f\x8b"
+_UNICODE_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
 _SPREADSHEETS = frozenset({"csv", "tsv", "xlsx"})  # formats whose cells our exporter may have quoted
 _STR_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
 _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
@@ -409,8 +410,9 @@ def _read_file(path: Path) -> bytes:
         if size > MAX_INPUT_BYTES:
             raise _Refused(_too_large(size))
         with path.open("rb") as handle:
-            # read one byte past the limit: a file that grew since stat() is still bounded
-            data = handle.read(MAX_INPUT_BYTES + 1)
+            # one byte past the size: the buffer is allocated at this size, and a file that grew
+            # since stat() is still bounded
+            data = handle.read(size + 1)
     except OSError as error:
         raise _Refused(f"cannot read {path}: {error.strerror or error}") from None
     return _bounded_bytes(data)
@@ -598,10 +600,9 @@ def _load_sources(
         try:
             if fmt == "unsupported":
                 raise _Refused(f"unsupported file type (supported: {', '.join(SUPPORTED_SUFFIXES)})")
-            data = read()
-            fmt, encoding, records, defaults = _parse(name, data, log)
-            del data
+            fmt, encoding, records, defaults = _parse(name, read, log)
             table.add_records(records, name, defaults, log, spreadsheet=fmt.split(".")[0] in _SPREADSHEETS)
+            del records  # the parsed dicts: only the table's columns are kept
             if table.n_rows == before and not log.n_skipped:
                 log.skip("", "no papers found in the file")
         except _Refused as refused:
@@ -613,11 +614,16 @@ def _load_sources(
 
 
 def _parse(
-    name: str, data: bytes | bytearray, log: _Log
+    name: str, read: Callable[[], bytes], log: _Log
 ) -> tuple[str, str | None, list[_Record], dict[str, Any]]:
-    """One file's bytes -> (format, encoding, records, defaults for every record)."""
+    """One file -> (format, encoding, records, defaults for every record).
+
+    The bytes are read here and dropped as soon as they are decoded, so a big file is held in
+    memory once as bytes or once as text, not both while its records are parsed.
+    """
     fmt = _format_of(name) or "text"
     label = fmt
+    data: bytes | bytearray = read()
     if data.startswith(_GZIP_MAGIC):
         data = _gunzip(data, log)
         label = f"{fmt}.gz"
@@ -627,6 +633,11 @@ def _parse(
         return label, None, _parquet_records(data), {}
     if fmt == "xlsx":
         return label, None, _xlsx_records(data, log), {}
+    if fmt == "jsonl" and not data.startswith(_UNICODE_BOMS):
+        _refuse_binary(data)
+        _refuse_control_characters(data[:8192].decode("utf-8", "replace"))
+        records, encoding = _jsonl_records_from_bytes(data, log)
+        return label, encoding, records, {}
     text, encoding = _decode(data, log)
     del data
     _refuse_control_characters(text)
@@ -899,14 +910,52 @@ def _json_kind(value: Any) -> str:
     return "a number"
 
 
+def _lines(text: Any) -> Iterator[tuple[int, bool, Any]]:
+    """(line number, is the last line with content, line) of a str or bytes, without listing them all."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    content_end = len(text)
+    while content_end and text[content_end - 1 : content_end].isspace():  # rstrip() would copy it all
+        content_end -= 1
+    start, number, size = 0, 0, len(text)
+    while start < size:
+        end = text.find(newline, start)
+        if end < 0:
+            end = size
+        number += 1
+        yield number, end >= content_end, text[start:end]
+        start = end + 1
+
+
 def _jsonl_records(text: str, log: _Log) -> list[_Record]:
+    return _records_of_lines(_lines(text), log)
+
+
+def _jsonl_records_from_bytes(data: bytes | bytearray, log: _Log) -> tuple[list[_Record], str]:
+    """JSON Lines decoded line by line: a 45 MB file never becomes one (UCS-4, 180 MB) string, and a
+    line in another encoding is read as cp1252/latin-1 with a warning naming it."""
+    fallbacks: set[str] = set()
+
+    def decoded() -> Iterator[tuple[int, bool, str]]:
+        for number, is_last, raw in _lines(data):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                try:
+                    line, codec = raw.decode("cp1252"), "cp1252"
+                except UnicodeDecodeError:
+                    line, codec = raw.decode("latin-1"), "latin-1"
+                fallbacks.add(codec)
+                log.warn(f"line {number}", f"not valid UTF-8: read as {codec}; check accented characters")
+            yield number, is_last, line
+
+    records = _records_of_lines(decoded(), log)
+    return records, "utf-8" if not fallbacks else "utf-8 (some lines " + "/".join(sorted(fallbacks)) + ")"
+
+
+def _records_of_lines(lines: Iterable[tuple[int, bool, str]], log: _Log) -> list[_Record]:
     records: list[_Record] = []
-    lines = text.split("\n")
-    last = len(lines)
-    while last and not lines[last - 1].strip():
-        last -= 1
     position = 0
-    for number, line in enumerate(lines, start=1):
+    for number, is_last, line in lines:
         stripped = line.strip()
         if not stripped:
             continue
@@ -917,7 +966,7 @@ def _jsonl_records(text: str, log: _Log) -> list[_Record]:
         try:
             value = json.loads(stripped)
         except json.JSONDecodeError as error:
-            hint = " (the file may be cut short)" if number == last else ""
+            hint = " (the file may be cut short)" if is_last else ""
             log.skip(place, f"invalid JSON at column {error.colno}: {error.msg}{hint}")
             continue
         except RecursionError:  # pragma: no cover - the depth check above comes first
