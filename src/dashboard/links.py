@@ -41,6 +41,7 @@ _URL_CHARS = rf"(?:[^{_STOP}]|\\[_%#&/~])"
 _BODY = rf"{_URL_CHARS}{{1,2048}}"
 # Each finder starts with a literal so the regex engine can skip ahead quickly.
 _SCHEME_URL = re.compile(rf"https?://{_BODY}")
+_ANY_CASE_SCHEME_URL = re.compile(rf"(?i:https?)://{_BODY}")
 _WWW_URL = re.compile(rf"www\.{_BODY}")
 _TLDS = (
     "com|org|net|edu|gov|io|ai|co|me|dev|app|page|info|science|tech|site|xyz|cn|uk|de|fr|jp|kr|ca|ch|"
@@ -72,6 +73,10 @@ def find_urls(text: str) -> list[tuple[int, int, str]]:
             # Scraped CVPR pages carry MathML namespace URLs in tag attributes: markup, not links.
             text = _XML_NAMESPACE.sub(lambda match: " " * len(match.group(0)), text)
         spans.extend(match.span() for match in _SCHEME_URL.finditer(text))
+        if "HTTP" in text or "Http" in text:  # rare: an upper-case scheme
+            for match in _ANY_CASE_SCHEME_URL.finditer(text):
+                if not _inside(match.start(), spans):
+                    spans.append(match.span())
     if "www." in text:
         for match in _WWW_URL.finditer(text):
             start = match.start()
@@ -163,6 +168,8 @@ def normalize_url(url: str) -> str | None:
     if path.lower().endswith(".git"):
         path = path[:-4]
     query = parts.query
+    if not path and (query or parts.fragment):
+        path = "/"  # https://www.synapse.org/#!Synapse:syn3193805 keeps the slash before its fragment
     if query:
         kept = [
             (k, v)
@@ -171,10 +178,11 @@ def normalize_url(url: str) -> str | None:
         ]
         query = urlencode(kept, safe="/:@!$'()*+,;=") if len(kept) != len(query.split("&")) else query
     fragment = parts.fragment
+    scheme = parts.scheme.lower()
     if host in _CODE_HOSTS or host == "huggingface.co":
-        fragment = ""
+        fragment, scheme = "", "https"  # these hosts serve https only; "#readme" is not part of the repo
     netloc = host if port is None else f"{host}:{port}"
-    return urlunsplit(SplitResult(parts.scheme.lower(), netloc, path, query, fragment))
+    return urlunsplit(SplitResult(scheme, netloc, path, query, fragment))
 
 
 def _valid_host(host: str) -> bool:
@@ -217,6 +225,7 @@ _RESERVED_OWNERS = frozenset(
         "topics", "trending", "users", "help", "docs", "dashboard", "signup", "orgs",
     }
 )  # fmt: skip
+_HF_SITE_PAGES = frozenset({"docs", "blog", "papers", "learn", "tasks", "pricing", "join", "login", "settings"})
 _PAPER_HOSTS = (
     "arxiv.org", "doi.org", "openreview.net", "aclanthology.org", "aclweb.org", "papers.nips.cc",
     "proceedings.neurips.cc", "neurips.cc", "proceedings.mlr.press", "mlr.press", "jmlr.org",
@@ -282,7 +291,7 @@ def link_kind(url: str) -> str:
             return "data" if len(segments) >= 3 else "account"
         if segments[0] in ("spaces", "models"):
             return "code" if len(segments) >= 3 else "account"
-        if segments[0] in ("docs", "blog", "papers", "learn", "tasks", "pricing", "join", "login"):
+        if segments[0] in _HF_SITE_PAGES:
             return "paper" if segments[0] == "papers" else "other"
         return "code" if len(segments) >= 2 else "account"
     if _matches(host, path, _CODE_PREFIXES):
@@ -293,7 +302,9 @@ def link_kind(url: str) -> str:
         return "data"
     if _matches(host, path, _PAPER_HOSTS) or path.endswith(".pdf"):
         return "paper"
-    if host.endswith((".github.io", ".gitlab.io", ".pages.dev", ".netlify.app", ".vercel.app")):
+    if host == "sites.google.com" or host.endswith(
+        (".github.io", ".gitlab.io", ".pages.dev", ".netlify.app", ".vercel.app", ".notion.site")
+    ):
         return "project_page"
     if _matches(host, path, _OTHER_HOSTS):
         return "other"
@@ -308,8 +319,11 @@ def repo_of(url: str) -> str:
     """
     host = url_host(url)
     segments = _segments(url)
-    if host == "huggingface.co" and segments and segments[0] in ("datasets", "spaces", "models"):
-        segments = segments[1:]
+    if host == "huggingface.co":
+        if segments and segments[0] in ("datasets", "spaces", "models"):
+            segments = segments[1:]
+        elif segments and segments[0] in _HF_SITE_PAGES:
+            return ""
     elif host not in _CODE_HOSTS or (segments and segments[0].lower() in _RESERVED_OWNERS):
         return ""
     if len(segments) < 2 or segments[1] == "-":
@@ -354,32 +368,36 @@ def _dedupe_key(url: str) -> str:
 
 # Words before a link that say the link is the paper's own artefact...
 _OWN_CUE = re.compile(
-    r"\b(?:our|we|code|codes|codebase|implementation|source|available|availability|released?|releasing|"
-    r"open[- ]?sourced?|repository|repo|github|project|page|website|found|accessed|download)\b",
+    r"\b(?:our|code|codes|codebase|implementation|source|available|availability|accessible|released?|"
+    r"releasing|open[- ]?sourced?|repository|repo|github|project|page|website|found|download)\b",
     re.IGNORECASE,
 )
-# ...or that it is someone else's work the paper uses.
-_DEPENDENCY_CUE = re.compile(
-    r"\b(?:based on|built (?:up)?on|build (?:up)?on|on top of|adapted from|borrowed from|forked from|"
-    r"taken from|extends?|extending|using|uses|used|utili[sz]es?|via|leverag\w+|following|such as|"
-    r"e\.g\.|baselines?|from the|of the|toolkit from|library from|package from)\s*[^.;]{0,40}$",
+# ...that it is work the paper builds on (strong), or merely mentions or uses (weak).
+_BUILDS_ON_CUE = re.compile(
+    r"\b(?:based on|built (?:up)?on|builds? (?:up)?on|on top of|adapted from|borrowed from|forked from|"
+    r"taken from|modified from|derived from|extends?|extending)\b[^.;]{0,30}$",
     re.IGNORECASE,
 )
+_MENTIONS_CUE = re.compile(
+    r"\b(?:using|uses?|used|utili[sz]e[sd]?|via|leverag\w+|following|such as|e\.g\.|i\.e\.|baselines?|"
+    r"compared? (?:with|to)|like)\b[^.;]{0,30}$",
+    re.IGNORECASE,
+)
+# "code ... will be released", "we will release our code", "code ... upon acceptance", "代码将公开".
 _PROMISE = re.compile(
-    r"\b(?:code|codes|source[- ]code|codebase|implementations?|software|toolkit|toolbox|library|package|"
-    r"repository|models? and code|all materials)\b[^.;!?]{0,120}?\b(?:will|shall|would)\s+(?:also\s+)?"
-    r"(?:be\s+)?(?:made\s+)?(?:publicly\s+|freely\s+|openly\s+|fully\s+|soon\s+)?"
-    r"(?:available|released?|public|open[- ]?sourced?|published|shared|provided|accessible|online)"
-    r"|\b(?:we|authors?)\s+(?:will|plan to|intend to|are going to)\s+(?:publicly\s+|also\s+|soon\s+)?"
-    r"(?:release|open[- ]?source|publish|share|make)\b[^.;!?]{0,80}?\b(?:code|codes|source|implementation|"
-    r"codebase|software|toolkit|library|package)\b"
-    r"|\b(?:code|codes|implementation|codebase)\b[^.;!?]{0,80}?\b(?:upon|after)\s+(?:the\s+)?(?:paper'?s?\s+)?"
-    r"(?:acceptance|publication|request)"
-    r"|\b(?:code|codes|implementation|codebase)\b[^.;!?]{0,60}?\b(?:coming soon|to be released|"
-    r"to be made available|available soon|released soon)"
-    r"|代码(?:和[^。]{0,20})?(?:将|会)[^。]{0,20}(?:公开|开源|发布)",
+    r"\b(?:will|shall|would)\s+(?:also\s+)?(?:soon\s+)?(?:be\s+)?(?:made\s+)?"
+    r"(?:publicly\s+|freely\s+|openly\s+|fully\s+|soon\s+)?"
+    r"(?:available|released?|public|open[- ]?sourced?|published|shared|provided|accessible|online)\b"
+    r"|\b(?:will|plan to|intend to|are going to)\s+(?:publicly\s+|also\s+|soon\s+)?"
+    r"(?:release|open[- ]?source|publish|share|make)\b"
+    r"|\b(?:upon|after)\s+(?:the\s+)?(?:paper'?s?\s+)?(?:acceptance|publication|request)\b"
+    r"|\b(?:coming soon|to be released|to be made (?:publicly )?available|available soon|released soon)\b"
+    r"|(?:将|会|即将)[^。]{0,20}(?:公开|开源|发布)",
     re.IGNORECASE,
 )
+_FUTURE_WORDS = ("will", "shall", "would", "upon", "after", "soon", "to be", "plan to", "intend", "将", "会")
+_CODE_WORDS = ("code", "implementation", "software", "toolkit", "toolbox", "library", "package", "repositor",
+               "代码")  # fmt: skip
 
 
 def code_release(links: list[dict[str, str]], text: str, record_code_url: str = "") -> tuple[str, str, str]:
@@ -420,22 +438,20 @@ def _github_repo(url: str) -> str:
 
 
 def _own_repository(code_links: list[str], text: str) -> str:
-    if len(code_links) == 1 and not text:
-        return code_links[0]
     lowered = text.lower()
-    best, best_score = "", -99
+    best, best_score = "", -99.0
     for order, url in enumerate(code_links):
-        score = _ownership(url, text, lowered)
+        score = _ownership(url, text, lowered) - order * 0.01
         if url_host(url) == "github.com":
             score += 0.5
-        score -= order * 0.01
         if score > best_score:
             best, best_score = url, score
-    return best if best_score > -1 else ""
+    # A lone link the paper says it builds on ("based on github.com/pytorch/fairseq") is not a release.
+    return best if best_score > -1.5 else ""
 
 
 def _ownership(url: str, text: str, lowered: str) -> float:
-    """+1 when the words before the link say it is the paper's, -2 when they say it is a dependency."""
+    """+1 when the words before the link say it is the paper's; -2 "built on", -0.5 "using"."""
     needle = url.split("://", 1)[-1].lower()
     needle = needle[4:] if needle.startswith("www.") else needle
     position = lowered.find(needle[: max(12, len(needle) // 2)])
@@ -444,18 +460,35 @@ def _ownership(url: str, text: str, lowered: str) -> float:
     sentence_start = max(lowered.rfind(". ", 0, position), lowered.rfind("; ", 0, position), position - 160)
     before = text[max(sentence_start, 0) : position]
     score = 1.0 if _OWN_CUE.search(before) else 0.0
-    if _DEPENDENCY_CUE.search(before) and not re.search(
-        r"\b(?:our|code (?:is|are))\b", before, re.IGNORECASE
-    ):
+    if _BUILDS_ON_CUE.search(before):
         score -= 2.0
+    elif _MENTIONS_CUE.search(before):
+        score -= 0.5
     return score
 
 
 def _promises_code(text: str) -> bool:
+    """True when a sentence that mentions code also says it will be released."""
     if not text:
         return False
     lowered = text.lower()
-    if not ("will" in lowered or "upon" in lowered or "after" in lowered or "soon" in lowered or
-            "to be" in lowered or "shall" in lowered or "would" in lowered or "代码" in text):  # fmt: skip
+    if not any(word in lowered for word in _FUTURE_WORDS):
         return False
-    return _PROMISE.search(text) is not None
+    for word in _CODE_WORDS:
+        position = lowered.find(word)
+        while position >= 0:
+            if position and lowered[position - 1].isalpha():  # "encoder", "decode"
+                position = lowered.find(word, position + 1)
+                continue
+            # Search only the sentence around the mention: cheap, and keeps the promise about the code.
+            start = max(lowered.rfind(". ", 0, position), lowered.rfind("。", 0, position), position - 200, 0)
+            end = min(_sentence_end(lowered, position), position + 250)
+            if _PROMISE.search(lowered, start, end):
+                return True
+            position = lowered.find(word, end)
+    return False
+
+
+def _sentence_end(text: str, position: int) -> int:
+    ends = [index for index in (text.find(". ", position), text.find("。", position)) if index >= 0]
+    return min(ends) + 1 if ends else len(text)
