@@ -225,7 +225,7 @@ _RESERVED_OWNERS = frozenset(
         "topics", "trending", "users", "help", "docs", "dashboard", "signup", "orgs",
     }
 )  # fmt: skip
-_HF_SITE_PAGES = frozenset({"docs", "blog", "papers", "learn", "tasks", "pricing", "join", "login", "settings"})
+_HF_SITE_PAGES = frozenset({"docs", "blog", "papers", "learn", "tasks", "pricing", "join", "login"})
 _PAPER_HOSTS = (
     "arxiv.org", "doi.org", "openreview.net", "aclanthology.org", "aclweb.org", "papers.nips.cc",
     "proceedings.neurips.cc", "neurips.cc", "proceedings.mlr.press", "mlr.press", "jmlr.org",
