@@ -1172,11 +1172,20 @@ def _canonical(record: dict) -> dict[str, Any]:
         if name == "labels":
             labels = record[keys[0]]
             continue
+        checked = name in _CHECKED_FIELDS
         for key in keys:
-            value = _unwrap(record[key])
-            if not _is_empty(value) and _acceptable(name, value):
-                fields[name] = value
-                break
+            value = record[key]
+            if type(value) is str:  # the common case, inlined: this runs for every field of every record
+                if not value or value.isspace():
+                    continue
+            else:
+                value = _unwrap(value)
+                if _is_empty(value):
+                    continue
+            if checked and not _acceptable(name, value):
+                continue
+            fields[name] = value
+            break
     if isinstance(labels, dict) and labels:
         for name, value in _canonical({k: v for k, v in labels.items() if k != "labels"}).items():
             fields.setdefault(name, value)
@@ -1198,6 +1207,9 @@ def _plan(keys: tuple[Any, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
         for name, rank in _KEY_FIELDS.get(_normalise_key(key), ()):
             candidates.setdefault(name, []).append((rank, key))
     return tuple((name, tuple(key for _, key in sorted(found))) for name, found in candidates.items())
+
+
+_CHECKED_FIELDS = frozenset({"url", "pdf_url", "code_url", "id"})  # fields whose values _acceptable vets
 
 
 def _acceptable(name: str, value: Any) -> bool:
@@ -1357,7 +1369,7 @@ class _Table:
         self.columns: dict[str, list[Any]] = {name: [] for name in RAW_COLUMNS}
         self.optional: dict[str, dict[int, Any]] = {name: {} for name in OPTIONAL_FIELDS}
         self.ids: dict[str, str] = {}  # id -> "source place", for duplicate messages
-        self.abstracts: dict[int, str] = {}  # hash of normalised abstract -> "source place"
+        self.abstracts: dict[int, tuple[str, str]] = {}  # hash of normalised abstract -> (source, place)
         self.n_rows = 0
 
     def add_records(
@@ -1476,12 +1488,12 @@ class _Table:
             return
         if "\n" in abstract or "  " in abstract or "\t" in abstract or "\r" in abstract:
             abstract = " ".join(abstract.split())  # only when needed: splitting every abstract is slow
-        key = hash(abstract.casefold())
+        key = hash(abstract)
         first = self.abstracts.get(key)
         if first is None:
-            self.abstracts[key] = f"{source} {place}"
+            self.abstracts[key] = (source, place)
         else:
-            log.warn(place, f"same abstract as {first} (both kept)")
+            log.warn(place, f"same abstract as {first[0]} {first[1]} (both kept)")
 
     def frame(self) -> pd.DataFrame:
         data: dict[str, Any] = {
