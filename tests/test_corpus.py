@@ -601,6 +601,8 @@ def test_problem_lists_are_capped_with_a_count(monkeypatch: pytest.MonkeyPatch) 
     assert report.papers == 1
     assert len(report.skipped) == 6
     assert report.skipped[-1].message == "... and 7 more skipped"
+    assert report.n_skipped == 12
+    assert result.report.summary() == "1 paper from 1 file; 12 skipped"
 
 
 # ------------------------------------------------------------------------------------------- report

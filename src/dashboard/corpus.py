@@ -202,6 +202,15 @@ class FileReport:
     papers: int
     skipped: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    # totals: the lists stop at MAX_PROBLEMS_PER_FILE entries and a "... and N more" line
+    n_skipped: int = -1
+    n_warnings: int = -1
+
+    def __post_init__(self) -> None:
+        if self.n_skipped < 0:
+            self.n_skipped = len(self.skipped)
+        if self.n_warnings < 0:
+            self.n_warnings = len(self.warnings)
 
 
 @dataclass
@@ -226,10 +235,12 @@ class LoadReport:
         """One line, e.g. ``57 papers from 3 files; 1 skipped; 2 warnings``."""
         n_files = sum(1 for f in self.files if f.format not in ("folder",))
         parts = [f"{self.papers:,} paper{'s' * (self.papers != 1)} from {n_files} file{'s' * (n_files != 1)}"]
-        if self.skipped:
-            parts.append(f"{len(self.skipped):,} skipped")
-        if self.warnings:
-            parts.append(f"{len(self.warnings):,} warning{'s' * (len(self.warnings) != 1)}")
+        n_skipped = sum(f.n_skipped for f in self.files)
+        n_warnings = sum(f.n_warnings for f in self.files)
+        if n_skipped:
+            parts.append(f"{n_skipped:,} skipped")
+        if n_warnings:
+            parts.append(f"{n_warnings:,} warning{'s' * (n_warnings != 1)}")
         return "; ".join(parts)
 
     def to_frame(self) -> pd.DataFrame:
@@ -281,7 +292,9 @@ class _Log:
             warnings.append(
                 Problem(self.source, "", f"... and {self.n_warnings - len(warnings):,} more warnings")
             )
-        return FileReport(self.source, fmt, encoding, papers, skipped, warnings)
+        return FileReport(
+            self.source, fmt, encoding, papers, skipped, warnings, self.n_skipped, self.n_warnings
+        )
 
 
 class _Refused(Exception):
