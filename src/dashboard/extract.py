@@ -133,7 +133,7 @@ _ARTICLE_PHRASE = re.compile(
 )
 _EMPHASIS_MARKDOWN = re.compile(r"(\*\*|\*|__)([^*_\n]{2,60}?)\1")
 _EMPHASIS_LATEX = re.compile(r"\\(?:emph|textbf|textit|textsc|texttt|textsf|mathsf|mathtt)\{([^{}]{2,60})\}")
-_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z(\"“]|$)")
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z(\"“]|$)|[。！？]")
 _PREPOSITIONS = _words(
     "to for of in on with from by via under over across between among into about using through "
     "leveraging utilizing utilising exploiting employing adopting incorporating applying integrating "
@@ -469,7 +469,10 @@ def _dataset_matcher(path: str | None = None) -> _DatasetMatcher:
     prefixed: dict[str, list[tuple[str, str]]] = {}
     lowercase = []
     for variant in canonical:
-        anchor = next((index for index, char in enumerate(variant) if char.isupper() or char.isdigit()), None)
+        # Anchor on the first capital so the trie's first character is a capital: the regex engine
+        # then skips lowercase text and digits fast; "3DPW" is found from "DPW", "20 Newsgroups"
+        # from "Newsgroups". Names with no capital are searched for as plain substrings.
+        anchor = next((index for index, char in enumerate(variant) if char.isupper()), None)
         if anchor is None:
             lowercase.append(variant)
         elif anchor == 0:
@@ -573,15 +576,13 @@ def datasets(text: str, *, path: str | None = None) -> list[str]:
     found: list[tuple[int, str]] = []
     for match in matcher.pattern.finditer(text):
         start, spelling = match.start(), match.group(1)
-        if start and (text[start - 1].isalnum() or text[start - 1] in "-_/@."):
-            for prefix, variant in matcher.prefixed.get(spelling, ()):
-                if text.startswith(prefix, start - len(prefix)) and _starts_name(text, start - len(prefix)):
-                    start, spelling = start - len(prefix), variant
-                    break
-            else:
-                continue
-        elif spelling not in canonical:
-            continue  # the capitalised tail of a lowercase-initial name, standing alone
+        for prefix, variant in matcher.prefixed.get(spelling, ()) if start else ():
+            if text.startswith(prefix, start - len(prefix)) and _starts_name(text, start - len(prefix)):
+                start, spelling = start - len(prefix), variant  # miniImageNet, 20 Newsgroups
+                break
+        else:
+            if spelling not in canonical or not _starts_name(text, start):
+                continue  # inside a word, or the capitalised tail of a name standing alone
         name = canonical[spelling]
         suffix = match.group(2) or ""
         if suffix:
@@ -659,10 +660,14 @@ def derived_title(clean_text: str, method_names: list[str]) -> str:
             return f"{name}: {description}"
     sentence = _first_sentence(text)
     sentence = _LEAD_IN.sub("", sentence, count=1) or sentence
-    title = _shorten(sentence, _TITLE_WORDS)
+    title = _shorten(sentence, _TITLE_WORDS).rstrip(".")
     if not title:
         title = _shorten(text, _TITLE_WORDS) or text[:80]
-    return title[:1].upper() + title[1:]
+    if " " not in title and len(title) > 40:  # Chinese or Japanese: no spaces to cut at
+        title = title[:30] + "…"
+    if title[:1].isascii() and title[:1].islower():
+        title = title[:1].upper() + title[1:]
+    return title
 
 
 def _description_of(text: str, name: str) -> str:
@@ -712,9 +717,14 @@ def _first_sentence(text: str) -> str:
         if not match:
             return text
         candidate = text[: match.start()]
-        if not _ABBREVIATION.search(candidate) and len(candidate.split()) >= 4:
+        if not _ABBREVIATION.search(candidate) and (len(candidate.split()) >= 4 or _unspaced(candidate)):
             return candidate
         start = match.end()
+
+
+def _unspaced(text: str) -> bool:
+    """Chinese or Japanese sentence: long enough without spaces to stand as a title."""
+    return len(text) >= 6 and text.count(" ") <= 2 and not text.isascii()
 
 
 def _shorten(text: str, limit: int) -> str:
