@@ -127,6 +127,39 @@ def test_venue_and_year_from_a_header(header: str, venue: str, year: int | None)
     assert corpus._venue_and_year(header) == (venue, year)
 
 
+@pytest.mark.parametrize(
+    ("text", "titles", "abstracts"),
+    [
+        (
+            "# ICML 2026 Papers\n\n## Alpha\n\nFirst.\n\n## Beta\nSecond.\n",
+            ["Alpha", "Beta"],
+            ["First.", "Second."],
+        ),
+        ("## Alpha\n\nFirst.\n\nSecond, untitled.\n", ["Alpha", ""], ["First.", "Second, untitled."]),
+        ("### Alpha\n\n### Beta\n\nFirst.\n", ["Beta"], ["First."]),
+    ],
+)
+def test_markdown_headings_are_titles(text: str, titles: list[str], abstracts: list[str]) -> None:
+    result = read("list.md", text)
+    assert result.papers["title"].tolist() == titles
+    assert result.papers["abstract"].tolist() == abstracts
+    assert result.papers["position"].tolist() == list(range(1, len(abstracts) + 1))
+    as_text = read("list.txt", text).papers  # outside markdown a heading line is just text
+    assert len(as_text) >= len(abstracts)
+
+
+def test_ids_do_not_shift_when_a_paragraph_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(corpus, "MAX_ABSTRACT_CHARS", 20)
+    papers = read("a.txt", "Short one.\n\nThis paragraph is far too long.\n\nShort two.").papers
+    assert papers["id"].tolist() == ["a-1", "a-3"]
+
+
+def test_extensionless_file_that_only_looks_like_json_is_text() -> None:
+    result = read("notes", "[Draft] We study cats.\n\nSecond abstract.")
+    assert result.papers["abstract"].tolist() == ["[Draft] We study cats.", "Second abstract."]
+    assert "read as text" in result.report.warnings[0].message
+
+
 def test_seed_position_id_and_source() -> None:
     papers = read("icml_2026.txt", GOOD[1]).papers
     assert papers["id"].tolist() == ["icml_2026-1", "icml_2026-2"]

@@ -654,11 +654,22 @@ def _parse(
     text, encoding = _decode(data, log)
     del data
     _refuse_control_characters(text)
-    if fmt == "text" and not PurePath(name[:-3] if name.lower().endswith(".gz") else name).suffix:
-        fmt = _sniff_text_format(text)
-        label = fmt if label == "text" else f"{fmt}.gz"
+    suffix = PurePath(name[:-3] if name.lower().endswith(".gz") else name).suffix.lower()
+    if fmt == "text" and not suffix:
+        # no extension: a JSON dump saved as "papers" should still read as JSON
+        sniffed = _sniff_text_format(text)
+        if sniffed != "text":
+            try:
+                records = _json_records(text, log) if sniffed == "json" else _jsonl_records(text, log)
+            except _Refused:
+                records = []
+            if records:
+                return (sniffed if label == "text" else f"{sniffed}.gz"), encoding, records, {}
+            log.warn(
+                "", f"starts like {sniffed.upper()} but is not: read as text, one abstract per paragraph"
+            )
     if fmt == "text":
-        records, defaults = _text_records(text, log)
+        records, defaults = _text_records(text, log, markdown=suffix in (".md", ".markdown"))
         return label, encoding, records, defaults
     if fmt == "json":
         return label, encoding, _json_records(text, log), {}
@@ -668,7 +679,6 @@ def _parse(
 
 
 def _sniff_text_format(text: str) -> str:
-    # Only for names without an extension: a JSON dump saved as "papers" should still read as JSON.
     start = text.lstrip()[:1]
     if start == "[":
         return "json"
@@ -680,8 +690,11 @@ def _sniff_text_format(text: str) -> str:
 # ---------------------------------------------------------------------------------------- text layout
 
 
-def _text_records(text: str, log: _Log) -> tuple[list[_Record], dict[str, Any]]:
-    """Seed layout: optional header line, then one abstract per paragraph."""
+def _text_records(text: str, log: _Log, *, markdown: bool = False) -> tuple[list[_Record], dict[str, Any]]:
+    """Seed layout: optional header line, then one abstract per paragraph.
+
+    In markdown, a heading line (``## Title``) gives the title of the abstract that follows it.
+    """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines and lines[0].startswith("\ufeff"):
         lines[0] = lines[0][1:]
@@ -700,7 +713,7 @@ def _text_records(text: str, log: _Log) -> tuple[list[_Record], dict[str, Any]]:
         raise _Refused("empty file: only blank lines")
 
     defaults: dict[str, Any] = {}
-    header = _header_of(lines, paragraphs)
+    header = _header_of(lines, paragraphs, markdown=markdown)
     if header is not None:
         venue, year = _venue_and_year(header, loose=True)
         defaults = {"venue": venue, "year": year}
@@ -713,8 +726,19 @@ def _text_records(text: str, log: _Log) -> tuple[list[_Record], dict[str, Any]]:
             raise _Refused(f"only a header line ({header[:80]!r}), no abstracts after it")
 
     records: list[_Record] = []
-    for n, (begin, end) in enumerate(paragraphs, start=1):
-        place = f"paragraph {n} (line {begin + 1})"
+    title, title_line = "", 0
+    position = 0  # abstracts so far, skipped ones included, so ids do not shift when one is skipped
+    for n, (first, end) in enumerate(paragraphs, start=1):
+        place = f"paragraph {n} (line {first + 1})"
+        begin = first
+        if markdown and lines[first].lstrip().startswith("#"):
+            if title:
+                log.warn(f"line {title_line}", f"heading {title[:60]!r} has no abstract after it")
+            title, title_line = lines[first].strip().lstrip("#").strip(), first + 1
+            begin += 1
+            if begin == end:
+                continue
+        position += 1
         length = sum(len(line) for line in lines[begin:end]) + end - begin - 1
         if length > MAX_ABSTRACT_CHARS:
             # the quick bound counts trailing spaces; measure exactly only the few that look too long
@@ -734,7 +758,10 @@ def _text_records(text: str, log: _Log) -> tuple[list[_Record], dict[str, Any]]:
                 f"looks like {len(full_lines)} abstracts merged (lines {', '.join(map(str, full_lines[:5]))} "
                 "each read like a whole abstract): add a blank line between abstracts",
             )
-        records.append(_Record(place, n, {"abstract": " ".join(parts)}))
+        records.append(_Record(place, position, {"abstract": " ".join(parts), "title": title}))
+        title = ""
+    if title:
+        log.warn(f"line {title_line}", f"heading {title[:60]!r} has no abstract after it")
     return records, defaults
 
 
@@ -747,10 +774,14 @@ def _too_long_abstract(length: int, n_lines: int) -> str:
     )
 
 
-def _header_of(lines: list[str], paragraphs: list[tuple[int, int]]) -> str | None:
-    """The first line when it is a header (``ICML 2026 Papers``), never a real abstract."""
+def _header_of(lines: list[str], paragraphs: list[tuple[int, int]], *, markdown: bool = False) -> str | None:
+    """The first line when it is a header (``ICML 2026 Papers``), never a real abstract.
+
+    In markdown, a first heading without a year, venue or header word is a paper's title instead.
+    """
     first_start, first_end = paragraphs[0]
-    line = lines[first_start].strip().lstrip("#").strip()
+    raw_line = lines[first_start].strip()
+    line = raw_line.lstrip("#").strip()
     if not _header_shaped(line):
         return None
     has_signal = bool(
@@ -759,6 +790,8 @@ def _header_of(lines: list[str], paragraphs: list[tuple[int, int]]) -> str | Non
         or _HEADER_WORDS.search(line)
         or not line.isascii()
     )
+    if markdown and raw_line.startswith("#") and not has_signal:
+        return None
     if first_end - first_start == 1:
         # A short unpunctuated line standing alone: a header, unless it is the only paragraph and has
         # nothing header-like about it (then it is a (short) abstract)
