@@ -1,0 +1,73 @@
+"""Time every derived field of the paper table on a real corpus and print µs per abstract.
+
+    python bench/enrich.py [PATH]    # default: ../shared/corpora/multiconf-2021-2024/papers.jsonl.gz
+
+Each extractor is timed alone (best of three runs, so noise from other processes counts less),
+then `add_derived_columns` end to end on the whole corpus.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from dashboard.enrich import add_derived_columns
+from dashboard.extract import datasets, derived_title, method_names
+from dashboard.links import code_release, extract_links
+from dashboard.text import clean_markup, count_words
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+DEFAULT = CORPORA / "multiconf-2021-2024" / "papers.jsonl.gz"
+
+
+def best_of(runs: int, work: Callable[[], object]) -> float:
+    timings = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        work()
+        timings.append(time.perf_counter() - start)
+    return min(timings)
+
+
+def main() -> None:
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
+    if not path.exists():
+        sys.exit(f"corpus not found: {path}")
+    raw = pd.read_json(path, lines=True, compression="infer")
+    raw["abstract"] = raw["abstract"].fillna("")
+    raw["title"] = raw["title"].fillna("")
+    abstracts = raw["abstract"].tolist()
+    n = len(abstracts)
+    clean = [clean_markup(text) for text in abstracts]
+    links = [extract_links(text) for text in abstracts]
+    names = [method_names(text, clean=c) for text, c in zip(abstracts, clean, strict=True)]
+    steps: dict[str, Callable[[], object]] = {
+        "clean_markup": lambda: [clean_markup(text) for text in abstracts],
+        "count_words": lambda: [count_words(text) for text in clean],
+        "extract_links": lambda: [extract_links(text) for text in abstracts],
+        "code_release": lambda: [code_release(ls, c) for ls, c in zip(links, clean, strict=True)],
+        "method_names": lambda: [method_names(t, clean=c) for t, c in zip(abstracts, clean, strict=True)],
+        "datasets": lambda: [datasets(c) for c in clean],
+        "derived_title (every row)": lambda: [derived_title(c, m) for c, m in zip(clean, names, strict=True)],
+    }
+    print(f"{n:,} abstracts from {path.name} ({sum(map(len, abstracts)) / n:,.0f} characters on average)")
+    total = 0.0
+    for name, work in steps.items():
+        seconds = best_of(3, work)
+        if not name.startswith("derived_title"):
+            total += seconds
+        print(f"  {name:28s} {seconds / n * 1e6:7.1f} µs/abstract  {seconds:6.2f} s")
+    print(f"  {'sum of the above (no title)':28s} {total / n * 1e6:7.1f} µs/abstract  {total:6.2f} s")
+    seconds = best_of(3, lambda: add_derived_columns(raw))
+    print(f"add_derived_columns, records with titles: {seconds:.2f} s ({seconds / n * 1e6:.0f} µs/abstract)")
+    untitled = raw.assign(title="")
+    seconds = best_of(1, lambda: add_derived_columns(untitled))
+    print(f"add_derived_columns, every title derived: {seconds:.2f} s ({seconds / n * 1e6:.0f} µs/abstract)")
+
+
+if __name__ == "__main__":
+    main()
