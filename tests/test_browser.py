@@ -1,0 +1,204 @@
+"""The real app in headless Chromium: every page, a filter in the URL, the back button, the download.
+
+Starts `streamlit run app.py` on a free port (tests/server.py) and drives Debian's Chromium with
+Playwright. Screenshots of every page go to artifacts/screenshots/ (not committed). Skipped where
+/usr/bin/chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pandas as pd
+import pytest
+from server import REPO, running_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+COUNT = re.compile(r"([\d,]+) of ([\d,]+) papers")
+PAGES = {"Overview": "overview", "Papers": "papers", "Topics": "topics", "Terms": "terms",
+         "Links & code": "links", "Compare": "compare"}  # fmt: skip
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason=f"needs Debian's Chromium at {CHROMIUM} (apt install chromium)"
+    ),
+]
+sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with running_app(log_path=SCREENSHOTS / "server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],  # fmt: skip
+        )
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser: object, width: int = 1440, height: int = 1000) -> object:
+    context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)  # type: ignore[attr-defined]
+    context.set_default_timeout(60_000)
+    return context.new_page()
+
+
+def settle(page: object, quiet: float = 0.8, timeout: float = 60.0) -> None:
+    """Wait until the script has finished and the sidebar count and URL stop changing."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")  # type: ignore[attr-defined]
+        snapshot = (state, page.url, sidebar_text(page))  # type: ignore[attr-defined]
+        if snapshot != last:
+            last, since = snapshot, time.monotonic()
+        elif state == "notRunning" and COUNT.search(snapshot[2]) and time.monotonic() - since >= quiet:
+            return
+        time.sleep(0.15)
+    raise AssertionError(f"the app did not settle within {timeout:.0f} s (last state: {last})")
+
+
+def sidebar_text(page: object) -> str:
+    sidebar = page.locator('[data-testid="stSidebar"]')  # type: ignore[attr-defined]
+    return sidebar.inner_text() if sidebar.count() else ""
+
+
+def counts(page: object) -> tuple[int, int]:
+    match = COUNT.search(sidebar_text(page))
+    assert match, "no 'N of M papers' line in the sidebar"
+    return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
+
+
+def query(page: object) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query)  # type: ignore[attr-defined]
+
+
+def no_errors(page: object) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0  # type: ignore[attr-defined]
+
+
+def shoot(page: object, name: str) -> None:
+    page.wait_for_timeout(600)  # type: ignore[attr-defined]
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def test_every_page_opens_and_is_captured(app_url: str, browser: object) -> None:
+    page = open_page(browser, height=1600)
+    page.goto(app_url)
+    settle(page)
+    total = counts(page)[1]
+    assert counts(page) == (total, total)
+    for label, name in PAGES.items():
+        page.locator('[data-testid="stSidebarNavLink"]', has_text=label).first.click()
+        page.wait_for_url(re.compile(rf"/{name}" if name != "overview" else r"/(overview)?(\?.*)?$"))
+        settle(page)
+        if label != "Compare":  # charts load Plotly lazily; give them a moment before the picture
+            page.wait_for_timeout(1500)
+        no_errors(page)
+        assert page.locator("h1").first.inner_text().strip() == label
+        shoot(page, name)
+
+
+def test_a_filter_goes_into_the_url_the_count_and_the_download_and_back_undoes_it(
+    app_url: str, browser: object
+) -> None:
+    page = open_page(browser)
+    page.goto(f"{app_url}/papers")
+    settle(page)
+    shown, total = counts(page)
+    assert shown == total
+
+    search = page.locator('[data-testid="stSidebar"] input[type="text"]').first
+    search.fill("model")
+    search.press("Enter")
+    page.wait_for_url(re.compile(r"[?&]q=model"))
+    settle(page)
+    shown, _ = counts(page)
+    assert 0 < shown < total
+    grid = page.locator('[data-testid="stDataFrame"] table[role="grid"]').first
+    assert int(grid.get_attribute("aria-rowcount")) == shown + 1
+
+    with page.expect_download() as download_info:
+        page.locator('[data-testid="stDownloadButton"] button').first.click()
+    download = download_info.value
+    assert download.suggested_filename == "papers_q-model.csv"
+    rows = pd.read_csv(io.BytesIO(Path(download.path()).read_bytes()), dtype=str, keep_default_na=False)
+    assert len(rows) == shown
+    assert rows["abstract_clean"].str.contains(r"\bmodel", case=False).all()
+
+    shoot(page, "papers_filtered")
+    page.go_back()
+    page.wait_for_url(lambda url: "q=" not in url)
+    settle(page)
+    assert counts(page) == (total, total)
+    assert page.locator('[data-testid="stSidebar"] input[type="text"]').first.input_value() == ""
+
+
+def test_clicking_a_topic_bar_filters_the_papers(app_url: str, browser: object) -> None:
+    page = open_page(browser)
+    page.goto(f"{app_url}/topics")
+    settle(page)
+    total = counts(page)[1]
+    bars = page.locator('[data-testid="stPlotlyChart"] .barlayer .point')
+    bars.first.wait_for()
+    bars.first.click(force=True)  # plotly catches clicks on a drag layer above the bars
+    page.wait_for_url(re.compile(r"[?&]topic="))
+    settle(page)
+    shown = counts(page)[0]
+    assert 0 < shown < total
+    assert query(page)["topic"]
+    no_errors(page)
+
+
+def test_uploading_a_file_shows_it(app_url: str, browser: object, tmp_path: Path) -> None:
+    upload = tmp_path / "two.csv"
+    upload.write_text("title,abstract\nGraph paper,We study graphs.\nVideo paper,We generate video.\n")
+    page = open_page(browser)
+    page.goto(f"{app_url}/papers")
+    settle(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary').first.click()
+    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(upload))
+    page.wait_for_function(
+        "() => /\\b2 of 2 papers\\b/.test(document.querySelector('[data-testid=\"stSidebar\"]').innerText)"
+    )
+    settle(page)
+    assert counts(page) == (2, 2)
+    no_errors(page)
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_layout_at_common_widths(app_url: str, browser: object, width: int) -> None:
+    page = open_page(browser, width=width, height=1200)
+    page.goto(f"{app_url}/papers?q=diffusion")
+    settle(page)
+    page.wait_for_timeout(800)
+    no_errors(page)
+    # Nothing sticks out sideways: the page itself never scrolls horizontally.
+    overflow = page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0
+    shoot(page, f"papers_{width}")
