@@ -364,3 +364,56 @@ def test_hostile_abstracts_are_shown_as_text() -> None:
                     and "<script" not in str(text)
                 )
     assert shown_as_text, "the hostile abstract was shown (escaped) somewhere"
+
+
+# --------------------------------------------------------------------- where the corpus comes from
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "expected"),
+    [
+        ([], {}, ([str(REPO / "seeds")], "bundled seeds")),
+        (["--corpus", "a.csv"], {}, (["a.csv"], "command line")),
+        (
+            ["--corpus", "a.csv", "dir/"],
+            {"PAPER_DASHBOARD_CORPUS": "x.json"},
+            (["a.csv", "dir/"], "command line"),
+        ),
+        ([], {"PAPER_DASHBOARD_CORPUS": "x.json:y/"}, (["x.json", "y/"], "PAPER_DASHBOARD_CORPUS")),
+        ([], {"PAPER_DASHBOARD_CORPUS": " "}, ([str(REPO / "seeds")], "bundled seeds")),
+        (["--corpus"], {}, ([str(REPO / "seeds")], "bundled seeds")),
+        (["--other", "1"], {}, ([str(REPO / "seeds")], "bundled seeds")),
+    ],
+)
+def test_corpus_paths_come_from_the_command_line_or_the_environment(
+    argv: list[str], environ: dict[str, str], expected: tuple[list[str], str]
+) -> None:
+    from dashboard.ui.data import corpus_paths
+
+    assert corpus_paths(argv, environ) == expected
+
+
+def test_the_app_opens_a_corpus_given_on_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "venues.csv").write_bytes(VENUES_CSV)
+    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(tmp_path / "venues.csv")])
+    at = app("overview")
+    assert_no_exception(at)
+    assert count_line(at) == (4, 4)
+
+
+def test_the_app_opens_a_corpus_named_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "venues.csv").write_bytes(VENUES_CSV)
+    monkeypatch.setenv("PAPER_DASHBOARD_CORPUS", str(tmp_path))
+    at = app("links")
+    assert_no_exception(at)
+    assert count_line(at) == (4, 4)
+
+
+def test_a_corpus_path_in_the_url_is_ignored(tmp_path: Path, seeds: pd.DataFrame) -> None:
+    (tmp_path / "venues.csv").write_bytes(VENUES_CSV)
+    at = app("overview", {"corpus": str(tmp_path), "path": str(tmp_path)})
+    assert count_line(at) == (len(seeds), len(seeds))

@@ -118,6 +118,7 @@ def chips_html(items: Sequence[object], css_class: str = "chip") -> str:
 # Styles for the HTML above; sent once per page with st.html (style-only HTML takes no space).
 STYLE = """
 <style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
 .pd-abstract { line-height: 1.6; font-size: 0.98rem; }
 .pd-abstract mark, .pd-compare mark { padding: 0 0.12em; border-radius: 0.2em; color: inherit; }
 .pd-abstract mark { background: rgba(255, 214, 0, 0.45); }
