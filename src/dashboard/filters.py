@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dashboard.schema import CODE_STATUSES, LINK_KINDS
 
@@ -206,17 +208,23 @@ class Filters:
                 changes[key] = kept
         return (replace(self, **changes) if changes else self), notices
 
-    def mask(self, papers: pd.DataFrame, *, ignore: Collection[str] = ()) -> pd.Series:
+    def mask(
+        self, papers: pd.DataFrame, *, ignore: Collection[str] = (), text: pd.Series | None = None
+    ) -> pd.Series:
         """Boolean Series (same index as ``papers``): True for papers that pass every filter.
 
         A filter whose column the table lacks (e.g. ``topic`` before analysis) restricts nothing.
         ``ignore`` leaves out some filters, e.g. to count papers per topic beside a topic filter.
+        ``text`` is `search_text(papers)` if the caller keeps it (building it costs more than a search).
         """
         keep = np.ones(len(papers), dtype=bool)
         active = [key for key in self.active_keys() if key not in ignore]
         for key in active:
             column = _COLUMN_OF[key]
             if column is not None and column not in papers.columns:
+                continue
+            if key == "q":
+                keep &= search_mask(search_text(papers) if text is None else text, self.q)
                 continue
             keep &= _MASKERS[key](self, papers)
             if not keep.any():
@@ -378,13 +386,20 @@ def search_text(papers: pd.DataFrame) -> pd.Series:
 
 
 def search_mask(text: pd.Series, q: str) -> np.ndarray:
-    """Boolean array: which texts match the search ``q`` (all terms, no excluded term)."""
+    """Boolean array: which texts match the search ``q`` (all terms, no excluded term).
+
+    Runs in Arrow's RE2 engine (tens of milliseconds per term over 27k abstracts, against hundreds
+    through `Series.str.contains`); `term_pattern` keeps the patterns valid in both engines.
+    """
     query = parse_search(q)
     keep = np.ones(len(text), dtype=bool)
-    for term in query.include:
-        keep &= text.str.contains(term_pattern(term), case=False, regex=True).to_numpy(dtype=bool)
-    for term in query.exclude:
-        keep &= ~text.str.contains(term_pattern(term), case=False, regex=True).to_numpy(dtype=bool)
+    if not (query.include or query.exclude) or len(text) == 0:
+        return keep
+    values = pa.array(text.astype("str"), type=pa.large_string())
+    for term, wanted in [(t, True) for t in query.include] + [(t, False) for t in query.exclude]:
+        hits = pc.match_substring_regex(values, term_pattern(term), ignore_case=True).fill_null(False)
+        found = hits.to_numpy(zero_copy_only=False).astype(bool)
+        keep &= found if wanted else ~found
     return keep
 
 
@@ -447,12 +462,7 @@ def _year_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
     return papers["year"].isin(list(f.year)).fillna(False).to_numpy(dtype=bool)
 
 
-def _search(f: Filters, papers: pd.DataFrame) -> np.ndarray:
-    return search_mask(search_text(papers), f.q)
-
-
 _MASKERS: dict[str, Any] = {
-    "q": _search,
     "topic": _isin("topic", "topic"),
     "area": _any_of_list("areas", "area"),
     "venue": _isin("venue", "venue"),

@@ -28,7 +28,7 @@ left, right = st.columns([2, 3])
 with left:
     components.topic_bars(view, keys.TOPICS_BARS, title="Papers per topic")
 with right:
-    others = view.filters.mask(view.papers, ignore={"topic"})
+    others = view.mask_without("topic")
     counts = view.papers.loc[others.to_numpy(), "topic"].value_counts()
     overview = tables.topic_overview(view.analysis.topics, counts, view.topic_names)
     st.markdown("**Top terms per topic**")

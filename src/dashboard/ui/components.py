@@ -244,7 +244,7 @@ def topic_bars(view: View, key: str, *, title: str = "Papers per topic (click a 
     """Papers per topic under every filter except the topic filter; a click adds or removes a topic."""
     if view.analysis is None:
         return
-    others = view.filters.mask(view.papers, ignore={"topic"})
+    others = view.mask_without("topic")
     counts = view.papers.loc[others.to_numpy(), "topic"].value_counts()
     topics = view.analysis.topics[["topic", "label"]]
     fig = charts.topic_sizes(topics, counts, selected=view.filters.topic, title=title)

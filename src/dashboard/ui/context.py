@@ -55,6 +55,10 @@ class View:
         counts = self.facets.get("topic", pd.Series(dtype=int))
         return sorted(self.topic_names, key=lambda t: (t == OUTLIER_TOPIC, -counts.get(t, 0), t))
 
+    def mask_without(self, *keys: str) -> pd.Series:
+        """Which papers pass every filter but the named ones (e.g. counts beside the topic list)."""
+        return data.mask(self.source.digest, self.filters.without(*keys), self.papers)
+
     def describe(self) -> str:
         """What is filtered, in words (topic labels instead of numbers)."""
         return self.filters.describe(self.topic_names)
@@ -108,7 +112,8 @@ def page_context() -> View:
         st.stop()
 
     filters, notices = read_filters()
-    analysis, problem = _analyse(source, result.papers, filters.k if filters.k is not None else "auto")
+    n_topics = filters.k if filters.k is not None else "auto"
+    analysis, problem = _analyse(source, result.papers, n_topics)
     papers = analysis.papers if analysis is not None else result.papers
     facets = _facets(source.digest, filters.k, papers)
     filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
@@ -117,7 +122,7 @@ def page_context() -> View:
         report=result.report,
         papers=papers,
         filters=filters,
-        mask=filters.mask(papers),
+        mask=data.mask(source.digest, filters, papers),
         facets=facets,
         analysis=analysis,
         analysis_problem=problem,
