@@ -22,6 +22,7 @@ removed, and text longer than Excel's 32,767-character cell limit is cut; both a
 
 from __future__ import annotations
 
+import codecs
 import csv
 import datetime as dt
 import io
@@ -134,6 +135,8 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, str) or value is None:
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
+        if type(value) is list and all(type(item) is str for item in value):
+            return value  # the common case (authors, method names, datasets): nothing to convert
         return [_json_value(item) for item in value]
     if isinstance(value, dict):
         return {str(key): _json_value(item) for key, item in value.items()}
@@ -159,12 +162,35 @@ def _flat_value(value: Any) -> Any:
     return _json_value(value)
 
 
+def _column_values(column: pd.Series, *, flat: bool) -> list[Any]:
+    """One column as plain Python values, converted by dtype rather than cell by cell where possible."""
+    values = column.tolist()
+    dtype = column.dtype
+    if isinstance(dtype, pd.StringDtype) or dtype.kind in "iub":
+        # str, int64, Int64, bool: Python values already, with nan / pd.NA for missing
+        return [
+            None if value is pd.NA or (type(value) is float and value != value) else value for value in values
+        ]
+    if dtype.kind == "f":
+        return [
+            None if value is pd.NA or value != value or value in _INFINITIES else value for value in values
+        ]
+    convert = _flat_value if flat else _json_value
+    return [convert(value) for value in values]
+
+
+_INFINITIES = (math.inf, -math.inf)
+
+
 def _flat_columns(df: pd.DataFrame, neutralise: bool) -> list[list[Any]]:
     columns = []
     for name in df.columns:
-        values = [_flat_value(value) for value in df[name].tolist()]
+        values = _column_values(df[name], flat=True)
         if neutralise:
-            values = [neutralise_cell(v) if isinstance(v, str) else v for v in values]
+            values = [
+                neutralise_cell(value) if type(value) is str and value and value[0] in _FIRST_CHARS else value
+                for value in values
+            ]
         columns.append(values)
     return columns
 
@@ -178,30 +204,38 @@ def _rows(df: pd.DataFrame, neutralise: bool) -> Iterator[tuple[Any, ...]]:
 
 
 def _csv(df: pd.DataFrame, neutralise: bool) -> bytes:
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
-    for row in _rows(df, neutralise):
-        writer.writerow(["" if value is None else value for value in row])
     # a byte order mark: Excel needs it to read UTF-8 (author names, CJK) correctly
-    return buffer.getvalue().encode("utf-8-sig")
+    out = io.BytesIO()
+    out.write(codecs.BOM_UTF8)
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    for number, row in enumerate(_rows(df, neutralise)):
+        writer.writerow(row)
+        if number % 2000 == 1999:  # encode as we go: one big str of all rows would be 4 bytes a character
+            out.write(text.getvalue().encode("utf-8"))
+            text.seek(0)
+            text.truncate()
+    out.write(text.getvalue().encode("utf-8"))
+    return out.getvalue()
 
 
-def _records(df: pd.DataFrame) -> Iterator[str]:
+def _records(df: pd.DataFrame) -> Iterator[bytes]:
     names = [str(name) for name in df.columns]
-    for row in zip(*(df[name].tolist() for name in df.columns), strict=True):
-        record = {name: _json_value(value) for name, value in zip(names, row, strict=True)}
-        yield json.dumps(record, ensure_ascii=False, allow_nan=False)
+    columns = [_column_values(df[name], flat=False) for name in df.columns]
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    for row in zip(*columns, strict=True):
+        yield encode(dict(zip(names, row, strict=True))).encode("utf-8")
 
 
 def _json(df: pd.DataFrame) -> bytes:
     records = list(_records(df))
     if not records:
         return b"[]\n"
-    return ("[\n" + ",\n".join(records) + "\n]\n").encode("utf-8")
+    return b"[\n" + b",\n".join(records) + b"\n]\n"
 
 
 def _jsonl(df: pd.DataFrame) -> bytes:
-    return "".join(record + "\n" for record in _records(df)).encode("utf-8")
+    return b"".join(record + b"\n" for record in _records(df))
 
 
 def _parquet(df: pd.DataFrame) -> bytes:
