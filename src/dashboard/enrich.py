@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 
 from dashboard.extract import datasets, derived_title, method_names
-from dashboard.links import code_release, extract_links
+from dashboard.links import code_release, extract_links, find_urls
 from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS
 from dashboard.text import clean_markup, count_words
 
@@ -48,9 +48,10 @@ def derive_fields(abstract: str, title: str = "", code_url: str = "") -> Derived
     """
     abstract = abstract if isinstance(abstract, str) else ""
     title = title.strip() if isinstance(title, str) else ""
-    clean = clean_markup(abstract)
+    url_spans = find_urls(abstract)  # shared by the cleaner and the link extractor
+    clean = clean_markup(abstract, url_spans=url_spans)
     names = method_names(abstract, clean=clean)
-    links = extract_links(abstract)
+    links = extract_links(abstract, url_spans=url_spans)
     own_code_url, github_repo, code_status = code_release(
         links, clean, code_url if isinstance(code_url, str) else ""
     )

@@ -91,25 +91,20 @@ _ADVERB = (
 )
 # Each pattern starts with a literal so the regex engine can skip ahead quickly (~1 us per abstract).
 _INTRODUCTIONS = (
-    re.compile(rf"we\s+{_ADVERB}{_CUE_VERBS}\s+"),
+    # "we call it X" shares the "we" scan with "we propose X"; group 1 tells them apart.
+    re.compile(
+        rf"we\s+(?:{_ADVERB}{_CUE_VERBS}\s+|((?:call|name|term|dub)\s+"
+        r"(?:(?:it|this|them|these|our|the)\s+(?:[a-z\-]+\s+){0,2}?)?))"
+    ),
     re.compile(rf"and\s+{_ADVERB}{_CUE_VERBS}\s+"),
     re.compile(rf"this (?:paper|work|study|article|letter)\s+{_ADVERB}{_CUE_VERBS}\s+"),
 )
-_NAMING_WORDS = (
-    "termed ",
-    "refer to as ",
-    "refer to it as ",
-    "named ",
-    "called ",
-    "dubbed ",
-    "coined ",
-    "denoted ",
-    "referred to as ",
-    "namely ",
-)
-_AFTER_NAMING_WORD = re.compile(r"(?:as |by )?")
-_WE_CALL = re.compile(
-    r"we (?:call|name|term|dub)\s+(?:(?:it|this|them|these|our|the)\s+(?:[a-z\-]+\s+){0,2}?)?"
+# Each is found with str.find (far faster than a regex alternation over common letters); "med "
+# stands for "named " and "termed ", "refer" for "refer to as", "referred to as", "refer to it as".
+_NAMING_FINDS = ("med ", "called ", "dubbed ", "coined ", "denoted ", "refer", "namely ")
+_NAMING_WORD = re.compile(
+    r"(?:named |termed |called |dubbed |coined |denoted (?:as |by )?|namely "
+    r"|refer(?:red)? to (?:it )?as )"
 )
 _PROPOSED_WORDS = ("the proposed ", "our ")
 _OUR_ADJECTIVE = re.compile(r"(?:proposed |new |novel )?")
@@ -164,21 +159,24 @@ def method_names(text: str, *, clean: str | None = None) -> list[str]:
         lowered = "".join(char.lower() if len(char.lower()) == 1 else char for char in clean)
     for pattern in _INTRODUCTIONS:
         for match in pattern.finditer(lowered):
-            if _starts_word(lowered, match.start()):
+            if not _starts_word(lowered, match.start()):
+                continue
+            if match.lastindex:  # "we call it X"
+                found.extend(_names_at(clean, match.end(), after_naming_word=True))
+            else:
                 found.extend(_introduced_names(clean, match.end()))
-    for word in _NAMING_WORDS:
+    for word in _NAMING_FINDS:
         position = lowered.find(word)
         while position >= 0:
+            start = position
+            if word == "med ":  # back to the start of "named " or "termed "
+                named = position >= 2 and lowered.startswith("na", position - 2)
+                start = position - 2 if named else max(position - 3, 0)
+            naming = _NAMING_WORD.match(lowered, start)
             # "named" but not "Named Entity Recognition": the cue is a lowercase word in the text.
-            if _starts_word(lowered, position) and clean[position].islower():
-                after = _AFTER_NAMING_WORD.match(lowered, position + len(word))
-                found.extend(
-                    _names_at(clean, after.end() if after else position + len(word), after_naming_word=True)
-                )
+            if naming and _starts_word(lowered, start) and clean[start].islower():
+                found.extend(_names_at(clean, naming.end(), after_naming_word=True))
             position = lowered.find(word, position + 1)
-    if "we call" in lowered or "we name" in lowered or "we term" in lowered or "we dub" in lowered:
-        for match in _WE_CALL.finditer(lowered):
-            found.extend(_names_at(clean, match.end(), after_naming_word=True))
     for word in _PROPOSED_WORDS:
         position = lowered.find(word)
         while position >= 0:
@@ -453,7 +451,7 @@ class _DatasetMatcher:
     # Spellings that start lowercase (miniImageNet, nuScenes) are found by their first capital or
     # digit ("ImageNet", "Scenes") so the trie can skip lowercase text; here core -> (prefix, spelling).
     prefixed: dict[str, tuple[tuple[str, str], ...]]
-    lowercase: tuple[str, ...]  # spellings without any capital or digit (ogbn-arxiv), few
+    lowercase: tuple[tuple[str, tuple[str, ...]], ...]  # (3-letter gate, spellings): ogbn-arxiv, few
 
 
 @lru_cache(maxsize=4)
@@ -469,10 +467,12 @@ def _dataset_matcher(path: str | None = None) -> _DatasetMatcher:
     prefixed: dict[str, list[tuple[str, str]]] = {}
     lowercase = []
     for variant in canonical:
-        # Anchor on the first capital so the trie's first character is a capital: the regex engine
-        # then skips lowercase text and digits fast; "3DPW" is found from "DPW", "20 Newsgroups"
-        # from "Newsgroups". Names with no capital are searched for as plain substrings.
+        # Anchor on the first capital (else digit) so the trie's first character is one: the regex
+        # engine then skips lowercase text fast; "3DPW" is found from "DPW", "20 Newsgroups" from
+        # "Newsgroups", "enwik8" from "8". Names with neither are searched for as plain substrings.
         anchor = next((index for index, char in enumerate(variant) if char.isupper()), None)
+        if anchor is None:
+            anchor = next((index for index, char in enumerate(variant) if char.isdigit()), None)
         if anchor is None:
             lowercase.append(variant)
         elif anchor == 0:
@@ -485,8 +485,18 @@ def _dataset_matcher(path: str | None = None) -> _DatasetMatcher:
         canonical=canonical,
         folded=folded,
         prefixed={core: tuple(pairs) for core, pairs in prefixed.items()},
-        lowercase=tuple(sorted(lowercase, key=len, reverse=True)),
+        lowercase=tuple(
+            (gate, tuple(sorted(spellings, key=len, reverse=True)))
+            for gate, spellings in _group_by_prefix(lowercase).items()
+        ),
     )
+
+
+def _group_by_prefix(spellings: list[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for spelling in spellings:
+        groups.setdefault(spelling[:3], []).append(spelling)
+    return groups
 
 
 def _fold(name: str) -> str:
@@ -589,17 +599,14 @@ def datasets(text: str, *, path: str | None = None) -> list[str]:
             # "ImageNet-1k" is listed as an alias of ImageNet; "USPTO-Full" is reported as written.
             name = matcher.folded.get(_fold(spelling + suffix), name + suffix)
         found.append((start, name))
-    for spelling in matcher.lowercase:
-        if spelling[:3] not in text:  # cheap gate shared by e.g. every ogbn-/ogbg-/ogbl- name
+    for gate, spellings in matcher.lowercase:
+        if gate not in text:  # one test for every ogbn-/ogbg-/ogbl- name
             continue
-        position = text.find(spelling)
-        while position >= 0:
-            end = position + len(spelling)
-            if _starts_name(text, position) and (end == len(text) or not text[end].isalnum()):
-                found.append((position, canonical[spelling]))
-            position = text.find(spelling, end)
+        for spelling in spellings:
+            _find_all(text, spelling, canonical[spelling], found)
+
     for trigger, extra in _PATTERNS:
-        if trigger in text:
+        if trigger[0] in text and trigger in text:
             for match in extra.finditer(text):
                 start, name = match.start(), match.group(0)
                 if start and (text[start - 1].isalnum() or text[start - 1] in "-_"):
@@ -616,6 +623,15 @@ def datasets(text: str, *, path: str | None = None) -> list[str]:
             seen.add(name)
             names.append(name)
     return names
+
+
+def _find_all(text: str, spelling: str, name: str, found: list[tuple[int, str]]) -> None:
+    position = text.find(spelling)
+    while position >= 0:
+        end = position + len(spelling)
+        if _starts_name(text, position) and (end == len(text) or not text[end].isalnum()):
+            found.append((position, name))
+        position = text.find(spelling, end)
 
 
 def _starts_name(text: str, position: int) -> bool:

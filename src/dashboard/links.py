@@ -68,7 +68,8 @@ def find_urls(text: str) -> list[tuple[int, int, str]]:
     if not isinstance(text, str) or not text:
         return []
     spans: list[tuple[int, int]] = []
-    if "://" in text:
+    has_slash = "/" in text  # one memchr-fast test rules out most abstracts
+    if has_slash and "://" in text:
         if "xmlns" in text:
             # Scraped CVPR pages carry MathML namespace URLs in tag attributes: markup, not links.
             text = _XML_NAMESPACE.sub(lambda match: " " * len(match.group(0)), text)
@@ -82,7 +83,7 @@ def find_urls(text: str) -> list[tuple[int, int, str]]:
             start = match.start()
             if (start == 0 or text[start - 1] not in _BEFORE_BARE) and not _inside(start, spans):
                 spans.append(match.span())
-    if "/" in text or ".github.io" in text or ".gitlab.io" in text:
+    if has_slash or ".git" in text:  # bare host/path, or a bare name.github.io / name.gitlab.io
         for match in _BARE_HOST_END.finditer(text):
             start = match.start()
             while start > 0 and text[start - 1] in _HOST_CHARS:
@@ -335,15 +336,17 @@ def repo_of(url: str) -> str:
 # --- extracting --------------------------------------------------------------------------------
 
 
-def extract_links(text: str) -> list[dict[str, str]]:
+def extract_links(text: str, *, url_spans: list[tuple[int, int, str]] | None = None) -> list[dict[str, str]]:
     """Every http(s) URL in ``text``, normalised, de-duplicated in order of appearance, with its kind.
 
     >>> extract_links("Code: github.com/a/b and https://github.com/a/b/.")
     [{'url': 'https://github.com/a/b', 'kind': 'code'}]
+
+    ``url_spans`` may pass `find_urls` of the same text when the caller has it.
     """
     links: list[dict[str, str]] = []
     seen: set[str] = set()
-    for _, _, written in find_urls(text):
+    for _, _, written in find_urls(text) if url_spans is None else url_spans:
         url = normalize_url(written)
         if url is None:
             continue
@@ -472,6 +475,9 @@ def _promises_code(text: str) -> bool:
     if not text:
         return False
     lowered = text.lower()
+    # Most abstracts never mention code: test that first, then a future or a condition.
+    if not any(word in lowered for word in _CODE_WORDS):
+        return False
     if not any(word in lowered for word in _FUTURE_WORDS):
         return False
     for word in _CODE_WORDS:

@@ -171,44 +171,47 @@ _CJK_CHAR = re.compile(f"[{_CJK}]")
 # --- public API ------------------------------------------------------------------------------
 
 
-def clean_markup(text: str) -> str:
+def clean_markup(text: str, *, url_spans: list[tuple[int, int, str]] | None = None) -> str:
     """Render LaTeX, markdown and scraper markup as readable plain text, whitespace normalised.
 
     >>> clean_markup(r"a $\\sim25\\times$ speed-up, \\emph{75\\%} of **PIAA**")
     'a ~25× speed-up, 75% of PIAA'
 
     Never raises; ``None`` or a non-string gives its ``str`` form (``None`` gives ``""``).
+    ``url_spans`` may pass `dashboard.links.find_urls` of the same text when the caller has it.
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
     if not text:
         return ""
-    # Fast path: most abstracts are printable, single-spaced text (isprintable is false for
-    # control characters, newlines, tabs and non-breaking spaces alike).
-    irregular_spacing = not text.isprintable() or "  " in text
-    if irregular_spacing:
-        text = _CONTROL.sub(" ", text)
+    # Single-character `in` tests run at memchr speed; every family of rules is gated by one.
+    irregular = not text.isprintable()  # control characters, newlines, tabs, non-breaking spaces
+    if irregular:
+        text = _CONTROL.sub(" ", text)  # same length, so url_spans still fit
+    edited = False
     if "<" in text:
-        text = _render_html_tags(text)
+        rendered = _render_html_tags(text)
+        edited, url_spans = rendered != text, None if rendered != text else url_spans
+        text = rendered
     urls: list[str] = []
-    spans = find_urls(text)
+    spans = find_urls(text) if url_spans is None else url_spans
     if spans:
         text = _protect_urls(text, spans, urls)
     if "\\" in text or "$" in text:
-        text = _render_latex(text, urls)
-    text = _render_markdown(text, urls)
+        text, edited = _render_latex(text, urls), True
+    if "`" in text or "]" in text or "*" in text or "_" in text:
+        text, edited = _render_markdown(text, urls), True
     if "~" in text:
         text = _TIE.sub(" ", text)  # LaTeX's unbreakable space: "et~al.", "Fig.~1"
     if "--" in text:
         text = _EN_DASH.sub("–", _EM_DASH.sub("—", text))
     if urls:
         text = _PLACEHOLDER.sub(lambda match: urls[int(match.group(1))], text)
-    # Every rule above inserts printable characters only, so a printable input stays printable.
-    if irregular_spacing or "  " in text:
+    if irregular or "  " in text:  # every rule above inserts printable characters only
         text = _normalize_spaces(text)
     text = text.strip()
-    if " ." in text or " ," in text or " )" in text or " ;" in text or " :" in text or " ?" in text:
-        text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    if edited and (" ." in text or " ," in text or " )" in text or " ;" in text or " :" in text):
+        text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)  # left where a \cite or a tag was dropped
     return text
 
 
@@ -455,9 +458,9 @@ def _render_markdown(text: str, urls: list[str]) -> str:
         text = _LATEX_QUOTES.sub(r"“\1”", text).replace("``", "“")
         text = _LATEX_SINGLE_QUOTES.sub(r"‘\1’", text)
         text = _MD_CODE.sub(r"\1", text)
-    if "](" in text:
+    if "]" in text and "](" in text:
         text = _MD_LINK.sub(lambda m: _link_text(m.group(1), m.group(2), urls), text)
-    if "*" in text or "__" in text:
+    if "*" in text or ("_" in text and "__" in text):
         text = _MD_BOLD.sub(r"\2", text)
     if "*" in text:
         text = _MD_ITALIC_STAR.sub(r"\1", text)
