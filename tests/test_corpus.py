@@ -593,12 +593,14 @@ def test_bad_input_is_reported_and_the_rest_still_loads(
     assert "From JSON Lines." in result.papers["abstract"].tolist()
 
 
-def test_missing_path_is_skipped(tmp_path: Path) -> None:
+@pytest.mark.parametrize("missing", ["nope.txt", "nope.docx", "nope"])
+def test_missing_path_is_skipped(missing: str, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("One.")
-    result = corpus.load([tmp_path / "nope.txt", tmp_path / "a.txt"], derive=False)
+    result = corpus.load([tmp_path / missing, tmp_path / "a.txt"], derive=False)
     (problem,) = result.report.skipped
-    assert (problem.source, problem.place) == ("nope.txt", "")
-    assert "no such file" in problem.message
+    assert (problem.source, problem.place) == (missing, "")
+    assert problem.message == f"no such file or folder: {tmp_path / missing}"
+    assert [f.format for f in result.report.files] == ["missing", "text"]
     assert result.papers["abstract"].tolist() == ["One."]
 
 

@@ -297,6 +297,10 @@ class _Log:
         )
 
 
+# A file to read: (name shown as `source`, function returning its bytes); or a report made already.
+_Source = tuple[str, Callable[[], bytes]] | FileReport
+
+
 class _Refused(Exception):
     """A whole file cannot be read; the message says why and what to do."""
 
@@ -315,11 +319,10 @@ def load(paths: Iterable[str | Path] | str | Path, *, derive: bool = True) -> Lo
     with a warning). `derive=False` returns the raw records without the derived columns of
     `dashboard.enrich` (used by the benchmark to time reading and enrichment apart).
     """
-    sources: list[tuple[str, Callable[[], bytes]]] = []
-    folder_reports: list[FileReport] = []
+    sources: list[_Source] = []
     for path in _as_list(paths):
-        _expand_path(Path(path), sources, folder_reports)
-    return _load_sources(sources, folder_reports, derive)
+        sources.extend(_expand_path(Path(path)))
+    return _load_sources(sources, derive)
 
 
 def load_uploads(files: Iterable[tuple[str, bytes]], *, derive: bool = True) -> LoadResult:
@@ -329,10 +332,11 @@ def load_uploads(files: Iterable[tuple[str, bytes]], *, derive: bool = True) -> 
     >>> result.papers["venue"].tolist()  # doctest: +SKIP
     ['ICML']
     """
-    sources: list[tuple[str, Callable[[], bytes]]] = []
-    for n, (name, data) in enumerate(files, start=1):
-        sources.append((_upload_name(name, n), functools.partial(_bounded_bytes, data)))
-    return _load_sources(sources, [], derive)
+    sources: list[_Source] = [
+        (_upload_name(name, n), functools.partial(_bounded_bytes, data))
+        for n, (name, data) in enumerate(files, start=1)
+    ]
+    return _load_sources(sources, derive)
 
 
 def digest_paths(paths: Iterable[str | Path] | str | Path) -> str:
@@ -393,29 +397,31 @@ def _wanted_in_folder(path: Path) -> str | None:
     return None
 
 
-def _expand_path(path: Path, sources: list, folder_reports: list[FileReport]) -> None:
+def _expand_path(path: Path) -> list[_Source]:
+    """A path argument as the files to read, in order; a folder's or a missing path's report first."""
     name = path.name or str(path)
-    if path.is_dir():
-        log = _Log(name + "/")
-        found = 0
-        for entry in sorted(path.iterdir()):
-            why = _wanted_in_folder(entry)
-            if why is None:
-                sources.append((entry.name, functools.partial(_read_file, entry)))
-                found += 1
-            elif why != "hidden":
-                log.warn(entry.name, f"not read: {why}")
-        if not found:
-            log.warn("", f"no supported files in folder {path} (supported: {', '.join(SUPPORTED_SUFFIXES)})")
-        if log.n_warnings:
-            folder_reports.append(log.report("folder", None, 0))
-    else:
-        sources.append((name, functools.partial(_read_file, path)))
+    if not path.exists():
+        missing = _Log(name)
+        missing.skip("", f"no such file or folder: {path}")
+        return [missing.report("missing", None, 0)]
+    if not path.is_dir():
+        return [(name, functools.partial(_read_file, path))]
+    log = _Log(name + "/")
+    files: list[_Source] = []
+    for entry in sorted(path.iterdir()):
+        why = _wanted_in_folder(entry)
+        if why is None:
+            files.append((entry.name, functools.partial(_read_file, entry)))
+        elif why != "hidden":
+            log.warn(entry.name, f"not read: {why}")
+    if not files:
+        log.warn("", f"no supported files in folder {path} (supported: {', '.join(SUPPORTED_SUFFIXES)})")
+    return ([log.report("folder", None, 0)] if log.n_warnings else []) + files
 
 
 def _read_file(path: Path) -> bytes:
     try:
-        if not path.exists():
+        if not path.exists():  # it was there when the load started
             raise _Refused(f"no such file or folder: {path}")
         if not path.is_file():
             raise _Refused(f"not a regular file: {path}")
@@ -601,12 +607,14 @@ class _Record:
     value: Any
 
 
-def _load_sources(
-    sources: list[tuple[str, Callable[[], bytes]]], folder_reports: list[FileReport], derive: bool
-) -> LoadResult:
+def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
     table = _Table()
-    reports: list[FileReport] = list(folder_reports)
-    for name, read in sources:
+    reports: list[FileReport] = []
+    for source in sources:
+        if isinstance(source, FileReport):  # a folder's or a missing path's report, nothing to read
+            reports.append(source)
+            continue
+        name, read = source
         log = _Log(name)
         fmt, encoding = _format_of(name) or "unsupported", None
         before = table.n_rows
