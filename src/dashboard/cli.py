@@ -119,6 +119,7 @@ def add_parse_command(subparsers: Subparsers) -> None:
 
 
 def run_parse(args: argparse.Namespace) -> int:
+    """Load the inputs, write the table to --out; the exit status."""
     result = load_inputs(args.paths)
     if not write_table(result.papers, args.out, raw=args.raw):
         return EXIT_USAGE
@@ -143,6 +144,7 @@ def add_stats_command(subparsers: Subparsers) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> int:
+    """Load the inputs, print their figures; the exit status."""
     result = load_inputs(args.paths)
     figures = corpus_stats(result.papers, top=max(args.top, 0))
     if args.json:

@@ -171,6 +171,7 @@ _UNICODE_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, code
 _SPREADSHEETS = frozenset({"csv", "tsv", "xlsx"})  # formats whose cells our exporter may have quoted
 _STR_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
 _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
+_FORMATS_HINT = "text (one abstract per paragraph), JSON, JSON Lines, CSV, Parquet or Excel .xlsx"
 _IGNORED_IN_FOLDERS = re.compile(r"^(?:readme|license|licence|changelog|notice|copying)\b", re.I)
 
 
@@ -221,14 +222,17 @@ class LoadReport:
 
     @property
     def papers(self) -> int:
+        """Papers read, over all files."""
         return sum(f.papers for f in self.files)
 
     @property
     def skipped(self) -> list[Problem]:
+        """Every listed skipped file or record, in file order."""
         return [p for f in self.files for p in f.skipped]
 
     @property
     def warnings(self) -> list[Problem]:
+        """Every listed warning, in file order."""
         return [p for f in self.files for p in f.warnings]
 
     def summary(self) -> str:
@@ -585,16 +589,22 @@ def _refuse_binary(data: bytes | bytearray) -> None:
     head = data[:8192]
     for magic, kind in _BINARY_MAGIC:
         if head.startswith(magic):
-            raise _Refused(f"binary file (looks like {kind}), not text: nothing read")
+            raise _binary(f"looks like {kind}")
     if b"\0" in head:
-        raise _Refused("binary file (contains NUL bytes), not text: nothing read")
+        raise _binary("contains NUL bytes")
+
+
+def _binary(reason: str) -> _Refused:
+    return _Refused(
+        f"binary file ({reason}), not text: nothing read; export the abstracts as {_FORMATS_HINT}"
+    )
 
 
 def _refuse_control_characters(text: str) -> None:
     # checked on decoded text: UTF-8 bytes of CJK text fall in 0x80-0x9f, decoded they are letters
     sample = text[:8192]
     if len(_CONTROL.findall(sample)) > max(8, len(sample) // 100):
-        raise _Refused("binary file (full of control characters), not text: nothing read")
+        raise _binary("full of control characters")
 
 
 # ------------------------------------------------------------------------------------------- loading
