@@ -96,7 +96,8 @@ _INTRODUCTIONS = (
         rf"we\s+(?:{_ADVERB}{_CUE_VERBS}\s+|((?:call|name|term|dub)\s+"
         r"(?:(?:it|this|them|these|our|the)\s+(?:[a-z\-]+\s+){0,2}?)?))"
     ),
-    re.compile(rf"and\s+{_ADVERB}{_CUE_VERBS}\s+"),
+    # "X and proposed Y" is usually prior work; "and propose Y" continues "we ...".
+    re.compile(rf"and\s+{_ADVERB}{_CUE_VERBS.replace('[sd]?', '')}\s+"),
     re.compile(rf"this (?:paper|work|study|article|letter)\s+{_ADVERB}{_CUE_VERBS}\s+"),
 )
 # Each is found with str.find (far faster than a regex alternation over common letters); "med "
@@ -112,6 +113,7 @@ _EXPANSION = re.compile(r"[A-Z][\w\-]*(?: [\w\-]+){1,11}")
 # A run of name-like tokens: capitalised words, acronyms, CamelCase, digits, hyphenated forms.
 _TOKEN = r"(?:[A-Z0-9][\w\-+.'’]*[\w+]|[A-Z]|[a-z]+[A-Z][\w\-+]*|[a-z]{1,3}[0-9][\w\-]*)"
 _NAME_RUN = re.compile(rf"{_TOKEN}(?: {_TOKEN}){{0,5}}")
+_ARTICLE = re.compile(r"(?:the|a|an) ")
 _PARENTHESIS = re.compile(r"\s*\(([^()]{1,80})\)")
 _CONNECTORS = "of|to|on|by|for|and|with|in|via|from|the|a|an"
 _TITLE_PHRASE = re.compile(rf"{_TOKEN}(?: (?:(?:{_CONNECTORS}) )?{_TOKEN}){{1,7}}")
@@ -231,6 +233,12 @@ def _introduced_names(clean: str, position: int) -> list[str]:
             return [name]
     if direct:
         return direct
+    article = _ARTICLE.match(clean, position)
+    if article:  # "we propose the Re³Writer, which ..." but not "we introduce a CISS framework"
+        names = _names_at(clean, article.end(), strong_only=True)
+        after = article.end() + len(names[0]) if names else 0
+        if names and clean.startswith(names[0], article.end()) and clean[after : after + 1] in _PHRASE_END:
+            return names
     phrase = _ARTICLE_PHRASE.match(clean, position)
     if phrase:
         return _names_at(clean, phrase.end(), strong_only=True)
