@@ -19,6 +19,7 @@ representation learning (CRL) underpins...") are not the paper's own and are not
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -182,7 +183,8 @@ def method_names(text: str, *, clean: str | None = None) -> list[str]:
     for word in _PROPOSED_WORDS:
         position = lowered.find(word)
         while position >= 0:
-            end = _OUR_ADJECTIVE.match(lowered, position + len(word)).end()  # type: ignore[union-attr]
+            adjective = _OUR_ADJECTIVE.match(lowered, position + len(word))  # optional: always matches
+            end = adjective.end() if adjective else position + len(word)
             if _starts_word(lowered, position) and _is_strong(_token_at(clean, end)):
                 found.extend(_names_at(clean, end, strong_only=True))
             position = lowered.find(word, end)
@@ -417,7 +419,7 @@ def _long_form_start(short: str, words: list[str], *, from_start: bool = False) 
 
 
 def _emphasised_names(text: str) -> list[str]:
-    names = []
+    names: list[str] = []
     if "*" in text or "__" in text:
         names.extend(match.group(2).strip() for match in _EMPHASIS_MARKDOWN.finditer(text))
     if "\\" in text:
@@ -425,10 +427,10 @@ def _emphasised_names(text: str) -> list[str]:
     return [name for name in names if " " not in name and _is_strong(name) and "\\" not in name]
 
 
-def _unique(names: object) -> list[str]:
+def _unique(names: Iterable[str]) -> list[str]:
     seen: set[str] = set()
     unique = []
-    for name in names:  # type: ignore[attr-defined]
+    for name in names:
         name = name.strip(" .,;:'’\"“”")
         if name and name not in seen and name.lower() not in _GENERIC and name not in _FIELD_ACRONYMS:
             seen.add(name)
