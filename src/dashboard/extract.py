@@ -3,7 +3,7 @@
 >>> method_names("We propose Latent Forcing, a simple modification. Code: github.com/a/b")
 ['Latent Forcing']
 >>> datasets("State of the art on ImageNet-1k and USPTO-50k; 80.5% on GenAI-Bench.")
-['ImageNet-1k', 'USPTO-50k', 'GenAI-Bench']
+['ImageNet', 'USPTO-50k', 'GenAI-Bench']
 
 `method_names` looks only where an abstract names its own contribution: after "we propose /
 introduce / present / develop / release ...", after "termed / named / called / dubbed", "the
