@@ -318,6 +318,10 @@ FIELD_MAPPING_CASES = [
     ({"abstract": "A.", "title": {"value": "Wrapped"}}, {"title": "Wrapped"}),
     ({"abstract": "A.", "id": "", "paper_id": "x9"}, {"id": "x9"}),
     ({"abstract": "  A.  ", "title": " T "}, {"abstract": "A.", "title": "T"}),
+    (
+        {"abstract": "A\x00B\x1b[31m.\tC\nD\r\nE\rF\x85", "title": "\x08T"},
+        {"abstract": "A B [31m.\tC\nD\nE\nF", "title": "T"},
+    ),
 ]
 
 
@@ -517,6 +521,13 @@ BAD_INPUT_CASES = [
         "a number where a paper record was expected",
     ),
     ("fields.json", b'[{"abstract": "A."}, {"foo": 1}]', "skipped", "record 2", "no title or abstract"),
+    (
+        "controls.json",
+        b'[{"abstract": "A."}, {"title": "\\b", "abstract": "\\u0000"}]',
+        "skipped",
+        "record 2",
+        "no title or abstract",
+    ),
     ("lines.jsonl", b'{"abstract": "A."}\n{"abstract": \n', "skipped", "line 2", "invalid JSON"),
     (
         "trunc.jsonl.gz",

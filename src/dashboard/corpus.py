@@ -15,7 +15,8 @@ Formats (by extension; ``.gz`` on any of them, or gzip content, is decompressed 
     .csv .tsv          a header row naming the columns; list cells may hold JSON (our own exports)
     .parquet .xlsx     a table with a header (Excel: the sheet named ``papers``, else the first)
 Field names are matched case-insensitively (see `FIELD_ALIASES`); a record's ``labels`` dict is
-searched too (``labels.primary_area`` and so on).
+searched too (``labels.primary_area`` and so on). Text fields are kept as read except for surrounding
+whitespace, line ends (made ``\n``) and control characters other than tab and newline (made spaces).
 
 Limits (module constants, read at call time, so a caller may raise them before a load)
     MAX_INPUT_BYTES        per file after decompression; larger files are refused
@@ -147,7 +148,11 @@ _SENTENCE_INSIDE = re.compile(r"[.!?。！？][\s\"')\]]")
 _SENTENCE_END = (".", "!", "?", "。", "！", "？")
 _YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&]*")
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# Control characters that mark a file as binary (C1 \x80-\x9f are not counted: real text decoded from
+# cp1252/latin-1 has some, while binary data is caught by its NUL and C0 bytes)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+# Control characters a text field may not keep (tab and newline may)
+_INVISIBLE_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 # Leading quote our exporter adds to cells that start like a formula (undone when re-reading our exports).
@@ -1341,13 +1346,19 @@ def _is_openreview_note(record: dict) -> bool:
 
 
 def _text(value: Any) -> str:
+    """A field as stripped text with ``\n`` line ends; other control characters (not tab) become
+    spaces: they cannot be shown, break Excel's XML and can drive a terminal."""
     if type(value) is str:
+        if "\r" in value:
+            value = value.replace("\r\n", "\n").replace("\r", "\n")
+        if _INVISIBLE_CONTROL.search(value):
+            value = _INVISIBLE_CONTROL.sub(" ", value)
         return value.strip()
     value = _unwrap(value)
     if value is None:
         return ""
     if isinstance(value, str):
-        return value.strip()
+        return _text(str(value))
     if isinstance(value, float):
         if math.isnan(value):
             return ""
