@@ -189,7 +189,9 @@ def test_write_is_atomic_and_by_extension(tmp_path: Path) -> None:
 
 TRICKY_TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufeff\u2028\u2029\x85")
-    | st.sampled_from(["=", "+", "-", "@", "'", "\t", "\n", ",", '"', ";", "[", "]", "{"]),
+    | st.sampled_from(
+        ["=", "+", "-", "@", "'", "\t", "\n", "\r", "\x00", "\x1b", "\x85", ",", '"', ";", "[", "]", "{"]
+    ),
     min_size=1,
     max_size=40,
 ).filter(lambda s: s.strip())
