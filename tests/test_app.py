@@ -414,3 +414,15 @@ def test_a_corpus_path_in_the_url_is_ignored(tmp_path: Path, seeds: pd.DataFrame
     (tmp_path / "venues.csv").write_bytes(VENUES_CSV)
     at = app("overview", {"corpus": str(tmp_path), "path": str(tmp_path)})
     assert count_line(at) == (len(seeds), len(seeds))
+
+
+def test_picked_values_come_from_customdata_or_the_lookup() -> None:
+    points = [
+        {"curve_number": 1, "point_index": 0, "customdata": "p9"},
+        {"curve_number": 0, "point_index": 1},
+        {"curve_number": 1, "point_index": 1, "customdata": ["p8"]},
+        {"curve_number": 5, "point_index": 0},
+        {"curve_number": 1, "point_index": 0, "customdata": "p9"},
+    ]
+    assert components.picked(points, [["a", "b"], ["p9", "p8"]]) == ["p9", "b", "p8"]
+    assert components.picked(points[1:2], [[]]) == []

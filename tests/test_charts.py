@@ -142,3 +142,11 @@ def test_wrapped_label_breaks_long_titles_into_at_most_three_lines() -> None:
     label = charts.wrapped_label("word " * 100, width=20)
     assert label.count("<br>") == 2
     assert label.endswith("…")
+
+
+def test_paper_map_draws_filtered_out_papers_grey_behind_without_ids() -> None:
+    data = charts.paper_map(PAPERS.iloc[:2], background=PAPERS.iloc[2:]).to_dict()["data"]
+    assert data[0]["name"] == "Filtered out"
+    assert data[0].get("customdata") is None and data[0]["hoverinfo"] == "skip"
+    assert len(values(data[0]["x"])) == 4
+    assert [trace["name"] for trace in data[1:]] == ["0: graph · message · passing"]

@@ -183,21 +183,40 @@ def release_rate(
 def paper_map(
     papers: pd.DataFrame,
     *,
+    background: pd.DataFrame | None = None,
     title: str = "Map of papers (similar papers lie close together)",
     max_points: int = 20_000,
     random_state: int = 0,
 ) -> go.Figure:
     """Scatter of papers at (``x``, ``y``), one trace per topic; hover shows title and method names.
 
-    Each point carries the paper id as ``customdata`` so a selection can filter the papers. Above
-    ``max_points`` a seeded sample is drawn and the title says so.
+    Each point carries the paper id as ``customdata`` so a selection can filter the papers.
+    ``background`` (e.g. the papers the filters leave out) is drawn first in pale grey, without ids
+    or hover, so the map keeps its shape while filtering. Above ``max_points`` a seeded sample is
+    drawn and the title says so.
     """
     shown = papers
     if len(papers) > max_points:
         shown = papers.sample(n=max_points, random_state=random_state)
         title = f"{title} — {max_points:,} of {len(papers):,} papers sampled"
     fig = go.Figure()
-    scatter = go.Scattergl if len(shown) > 2_000 else go.Scatter
+    scatter = (
+        go.Scattergl if len(shown) + (0 if background is None else len(background)) > 2_000 else go.Scatter
+    )
+    if background is not None and len(background):
+        behind = background
+        if len(behind) > max_points:
+            behind = behind.sample(n=max_points, random_state=random_state)
+        fig.add_trace(
+            scatter(
+                x=behind["x"].to_numpy(),
+                y=behind["y"].to_numpy(),
+                mode="markers",
+                name="Filtered out",
+                marker={"color": OUTLIER_COLOUR, "size": 4, "opacity": 0.25},
+                hoverinfo="skip",
+            )
+        )
     topic_order = sorted(shown["topic"].unique(), key=lambda t: (t == OUTLIER_TOPIC, t))
     for topic in topic_order:
         group = shown[shown["topic"] == topic]

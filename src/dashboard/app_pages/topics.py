@@ -62,12 +62,11 @@ components.paper_map(view, keys.TOPICS_MAP)
 
 st.subheader("One topic in detail")
 topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]
-focus = st.selectbox(
+chosen = view.filters.topic[0] if view.filters.topic and view.filters.topic[0] in topic_ids else topic_ids[0]
+focus = st.columns([2, 3])[0].selectbox(
     "Topic",
     topic_ids,
-    index=topic_ids.index(view.filters.topic[0])
-    if view.filters.topic and view.filters.topic[0] in topic_ids
-    else 0,
+    index=topic_ids.index(chosen),
     format_func=lambda t: view.topic_names.get(t, str(t)),
     key=keys.TOPICS_FOCUS,
 )

@@ -349,8 +349,10 @@ def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
 
 def paper_map(view: View, key: str) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
-    fig = charts.paper_map(view.filtered)
-    lookup = [list(trace.customdata) for trace in fig.data]
+    outside = None if view.mask.all() else view.papers[~view.mask.to_numpy()]
+    fig = charts.paper_map(view.filtered, background=outside)
+    # The grey background trace has no ids: selecting its points picks nothing.
+    lookup = [list(trace.customdata) if trace.customdata is not None else [] for trace in fig.data]
     st.plotly_chart(
         fig,
         key=key,
