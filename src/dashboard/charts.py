@@ -273,10 +273,15 @@ def distinctive_terms(
 
 
 def similarity_heatmap(
-    matrix: pd.DataFrame, labels: Sequence[str], *, title: str = "Pairwise similarity"
+    matrix: pd.DataFrame,
+    labels: Sequence[str],
+    *,
+    titles: Sequence[str] | None = None,
+    title: str = "Pairwise similarity",
 ) -> go.Figure:
-    """Heatmap of a square similarity matrix, rows and columns named by ``labels``."""
+    """Heatmap of a square similarity matrix; axes show short ``labels`` (A, B, C), the hover shows titles."""
     names = [safe_label(label, 30) for label in labels]
+    full = [wrapped_label(t, width=50, max_lines=2) for t in (titles or labels)]
     values = matrix.to_numpy(dtype=float)
     fig = go.Figure(
         go.Heatmap(
@@ -288,13 +293,16 @@ def similarity_heatmap(
             colorscale="Blues",
             text=[[f"{v:.2f}" for v in row] for row in values],
             texttemplate="%{text}",
-            hovertemplate="%{y}<br>%{x}<br>similarity %{z:.2f}<extra></extra>",
-            colorbar={"title": {"text": "cosine"}},
+            customdata=[
+                [f"{full[i]}<br>vs<br>{full[j]}" for j in range(len(full))] for i in range(len(full))
+            ],
+            hovertemplate="%{customdata}<br>similarity %{z:.2f}<extra></extra>",
+            colorbar={"title": {"text": "cosine"}, "thickness": 12},
         )
     )
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(automargin=True)
-    return _base_layout(fig, title, "Paper", "Paper", 120 + 70 * len(names))
+    fig.update_xaxes(automargin=True, side="top")
+    return _base_layout(fig, title, "Paper", "Paper", 150 + 60 * len(names))
 
 
 def words_histogram(n_words: pd.Series, *, title: str = "Abstract length", bins: int = 30) -> go.Figure:

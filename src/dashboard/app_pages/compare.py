@@ -86,6 +86,19 @@ if len(picked) < 2:
             )
     st.stop()
 
+DISTINCT_SHOWN = 12
+
+
+def _marked_spans(text: str, terms: similarity.TermComparison) -> list[tuple[int, int, str]]:
+    """Every shared term, but only the top distinctive ones (all of them would mark half the text)."""
+    top = tuple(t.lower() for t in terms.only_a[:DISTINCT_SHOWN])
+    return [
+        (start, end, kind)
+        for start, end, kind in terms.spans_a
+        if kind == "shared" or text[start:end].lower().startswith(top)
+    ]
+
+
 papers = view.papers.set_index("id").loc[picked]
 html_legend = (
     "<div class='pd-legend pd-meta'><mark class='shared'>shared with another picked paper</mark> "
@@ -103,7 +116,7 @@ for n, (column, paper_id) in enumerate(zip(columns, picked, strict=True)):
         if view.analysis is not None:
             facts.append(view.topic_names.get(int(papers.loc[paper_id, "topic"]), ""))
         components.html("<div class='pd-meta'>" + text_html(" · ".join(f for f in facts if f)) + "</div>")
-        components.html(f"<div class='pd-compare'>{marked_html(text, terms.spans_a)}</div>")
+        components.html(f"<div class='pd-compare'>{marked_html(text, _marked_spans(text, terms))}</div>")
         if terms.only_a:
             components.html(
                 "<div class='pd-meta'>Distinctive: " + chips_html(list(terms.only_a)[:12]) + "</div>"
@@ -116,9 +129,13 @@ if view.analysis is not None:
     left, right = st.columns([2, 3])
     with left:
         matrix = view.analysis.similarity_matrix(picked)
-        labels = [f"{LETTERS[n]}. {titles[p]}" for n, p in enumerate(picked)]
         st.plotly_chart(
-            charts.similarity_heatmap(matrix, labels, title="Pairwise similarity (1 = same words)"),
+            charts.similarity_heatmap(
+                matrix,
+                list(LETTERS[: len(picked)]),
+                titles=[titles[p] for p in picked],
+                title="Pairwise similarity (1 = same words)",
+            ),
             config={"displayModeBar": False},
         )
     with right:
