@@ -19,156 +19,146 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
-FUNCTION_WORDS: frozenset[str] = frozenset(
-    (
-        "a", "about", "above", "according", "accordingly", "across", "actually", "after", "afterwards",
-        "again", "against", "ago", "al", "albeit", "all", "almost", "alone", "along", "already", "also",
-        "although", "always", "am", "among", "amongst", "an", "and", "another", "any", "anybody",
-        "anyhow", "anyone", "anything", "anyway", "anywhere", "are", "aren", "around", "as", "aside",
-        "at", "away", "be", "became", "because", "become", "becomes", "becoming", "been", "before",
-        "beforehand", "behind", "being", "below", "beside", "besides", "between", "beyond", "billion",
-        "both", "but", "by", "can", "cannot", "cf", "could", "couldn", "did", "didn", "do", "does",
-        "doesn", "doing", "don", "done", "down", "during", "e.g", "each", "eg", "eight", "either",
-        "else", "elsewhere", "enough", "especially", "et", "etc", "even", "ever", "every", "everybody",
-        "everyone", "everything", "everywhere", "except", "far", "few", "fewer", "fifth", "first",
-        "five", "for", "former", "formerly", "four", "fourth", "from", "further", "furthermore", "had",
-        "hadn", "has", "hasn", "have", "haven", "having", "he", "hence", "her", "here", "hereby",
-        "herein", "hers", "herself", "him", "himself", "his", "how", "however", "hundred", "i", "i.e",
-        "ie", "if", "ii", "iii", "in", "inc", "indeed", "inside", "instead", "into", "is", "isn", "it",
-        "its", "itself", "iv", "ix", "just", "last", "lately", "latter", "latterly", "least", "less",
-        "let", "like", "likewise", "many", "may", "maybe", "me", "meanwhile", "might", "million",
-        "mine", "more", "moreover", "most", "mostly", "much", "must", "my", "myself", "namely",
-        "neither", "never", "nevertheless", "next", "nine", "no", "nobody", "non", "none", "noone",
-        "nor", "not", "nothing", "now", "nowhere", "of", "off", "often", "on", "once", "one", "ones",
-        "only", "onto", "or", "other", "others", "otherwise", "ought", "our", "ours", "ourselves",
-        "out", "outside", "over", "overall", "own", "per", "perhaps", "please", "quite", "rather",
-        "really", "regarding", "same", "second", "seven", "several", "shall", "she", "should", "since",
-        "six", "so", "some", "somebody", "somehow", "someone", "something", "sometime", "sometimes",
-        "somewhat", "somewhere", "still", "such", "ten", "than", "that", "the", "their", "theirs",
-        "them", "themselves", "then", "thence", "there", "thereafter", "thereby", "therefore",
-        "therein", "thereof", "thereupon", "these", "they", "third", "this", "those", "though",
-        "thousand", "three", "through", "throughout", "thru", "thus", "to", "together", "too", "toward",
-        "towards", "two", "under", "underneath", "unless", "unlike", "until", "unto", "up", "upon",
-        "us", "versus", "very", "vi", "via", "vii", "viii", "vs", "was", "wasn", "we", "were", "weren",
-        "what", "whatever", "when", "whence", "whenever", "where", "whereas", "whereby", "wherein",
-        "whereupon", "wherever", "whether", "which", "while", "whilst", "who", "whoever", "whole",
-        "whom", "whose", "why", "will", "with", "within", "without", "won", "would", "wouldn", "xi",
-        "yet", "you", "your", "yours", "yourself", "yourselves", "zero"
-    )
-)
+# fmt: off
+FUNCTION_WORDS: frozenset[str] = frozenset((
+    "a", "about", "above", "according", "accordingly", "across", "actually", "after", "afterwards", "again",
+    "against", "ago", "al", "albeit", "all", "almost", "alone", "along", "already", "also", "although",
+    "always", "am", "among", "amongst", "an", "and", "another", "any", "anybody", "anyhow", "anyone",
+    "anything", "anyway", "anywhere", "are", "aren", "around", "as", "aside", "at", "away", "be", "became",
+    "because", "become", "becomes", "becoming", "been", "before", "beforehand", "behind", "being", "below",
+    "beside", "besides", "between", "beyond", "billion", "both", "but", "by", "can", "cannot", "cf",
+    "could", "couldn", "did", "didn", "do", "does", "doesn", "doing", "don", "done", "down", "during",
+    "e.g", "each", "eg", "eight", "either", "else", "elsewhere", "enough", "especially", "et", "etc",
+    "even", "ever", "every", "everybody", "everyone", "everything", "everywhere", "except", "far", "few",
+    "fewer", "fifth", "first", "five", "for", "former", "formerly", "four", "fourth", "from", "further",
+    "furthermore", "had", "hadn", "has", "hasn", "have", "haven", "having", "he", "hence", "her", "here",
+    "hereby", "herein", "hers", "herself", "him", "himself", "his", "how", "however", "hundred", "i", "i.e",
+    "ie", "if", "ii", "iii", "in", "inc", "indeed", "inside", "instead", "into", "is", "isn", "it", "its",
+    "itself", "iv", "ix", "just", "last", "lately", "latter", "latterly", "least", "less", "let", "like",
+    "likewise", "many", "may", "maybe", "me", "meanwhile", "might", "million", "mine", "more", "moreover",
+    "most", "mostly", "much", "must", "my", "myself", "namely", "neither", "never", "nevertheless", "next",
+    "nine", "no", "nobody", "non", "none", "noone", "nor", "not", "nothing", "now", "nowhere", "of", "off",
+    "often", "on", "once", "one", "ones", "only", "onto", "or", "other", "others", "otherwise", "ought",
+    "our", "ours", "ourselves", "out", "outside", "over", "overall", "own", "per", "perhaps", "please",
+    "quite", "rather", "really", "regarding", "same", "second", "seven", "several", "shall", "she",
+    "should", "since", "six", "so", "some", "somebody", "somehow", "someone", "something", "sometime",
+    "sometimes", "somewhat", "somewhere", "still", "such", "ten", "than", "that", "the", "their", "theirs",
+    "them", "themselves", "then", "thence", "there", "thereafter", "thereby", "therefore", "therein",
+    "thereof", "thereupon", "these", "they", "third", "this", "those", "though", "thousand", "three",
+    "through", "throughout", "thru", "thus", "to", "together", "too", "toward", "towards", "two", "under",
+    "underneath", "unless", "unlike", "until", "unto", "up", "upon", "us", "versus", "very", "vi", "via",
+    "vii", "viii", "vs", "was", "wasn", "we", "were", "weren", "what", "whatever", "when", "whence",
+    "whenever", "where", "whereas", "whereby", "wherein", "whereupon", "wherever", "whether", "which",
+    "while", "whilst", "who", "whoever", "whole", "whom", "whose", "why", "will", "with", "within",
+    "without", "won", "would", "wouldn", "xi", "yet", "you", "your", "yours", "yourself", "yourselves",
+    "zero",
+))
+# fmt: on
 
-BOILERPLATE: frozenset[str] = frozenset(
-    (
-        "ablation", "ablations", "abstract", "accomplish", "accurately", "achieve", "achieved",
-        "achievement", "achieves", "achieving", "additionally", "address", "addressed", "addresses",
-        "addressing", "adopt", "adopted", "advance", "advanced", "advancement", "advances", "advancing",
-        "advantage", "advantageous", "afterward", "aim", "aiming", "aims", "allow", "allowed",
-        "allowing", "allows", "alternative", "alternatively", "analyse", "analysed", "analyses",
-        "analyze", "analyzed", "analyzing", "applied", "applies", "apply", "applying", "approach",
-        "approaches", "appropriate", "arbitrary", "article", "aspect", "assume", "assumed", "attain",
-        "attempt", "available", "avoid", "based", "baseline", "basic", "behave", "benchmarked",
-        "benefit", "benefits", "beside", "best", "better", "beyond", "boost", "boosting", "bridge",
-        "bridging", "bring", "broad", "broader", "build", "building", "builds", "built", "call",
-        "called", "capable", "capture", "captures", "capturing", "careful", "carefully", "case",
-        "central", "challenge", "challenging", "characterize", "characterized", "claim", "clear",
-        "clearly", "closely", "combine", "combined", "combines", "combining", "come", "commonly",
-        "comparable", "compare", "compared", "comparing", "comparison", "compelling", "competitive",
-        "complete", "completely", "complex", "comprehensive", "comprehensively", "conduct", "conducted",
-        "consider", "considerable", "considerably", "considered", "considering", "consist",
-        "consistent", "consistently", "consisting", "consists", "construct", "constructed", "contain",
-        "contains", "contrast", "contribute", "contribution", "contributions", "conventional", "core",
-        "correspond", "corresponding", "critical", "crucial", "current", "currently", "deal", "deliver",
-        "delivers", "demonstrate", "demonstrated", "demonstrates", "demonstrating", "derive", "derived",
-        "describe", "described", "designed", "despite", "detail", "detailed", "develop", "developed",
-        "developing", "development", "difference", "different", "differs", "difficult", "difficulty",
-        "directly", "discuss", "discussed", "diverse", "do", "effect", "effective", "effectively",
-        "effectiveness", "efficacy", "efficient", "efficiently", "eight", "elaborate", "emerge",
-        "emerged", "emerging", "empirical", "empirically", "employ", "employed", "employing", "employs",
-        "enable", "enabled", "enables", "enabling", "encourage", "enhance", "enhanced", "enhancement",
-        "enhances", "enhancing", "ensure", "ensures", "ensuring", "entire", "entirely", "equip",
-        "especially", "essential", "essentially", "establish", "established", "establishes",
-        "establishing", "evaluate", "evaluated", "evaluates", "evaluating", "evidence", "exactly",
-        "examine", "examined", "example", "excellent", "exhibit", "exhibits", "exist", "existing",
-        "exists", "expensive", "experiment", "experimental", "experimentally", "experiments", "explain",
-        "explore", "explored", "explores", "exploring", "extend", "extended", "extending", "extends",
-        "extensive", "extensively", "facilitate", "facilitates", "fact", "factor", "fail", "fails",
-        "failure", "far", "faster", "feasible", "finally", "find", "finding", "findings", "firstly",
-        "focus", "focused", "focuses", "focusing", "formulate", "formulated", "found", "foundational",
-        "fully", "fundamental", "fundamentally", "furthermore", "gain", "gains", "general",
-        "generalizable", "generally", "give", "given", "gives", "giving", "goal", "goes", "good",
-        "great", "greatly", "grow", "growing", "guarantee", "handle", "hard", "help", "helps",
-        "highlight", "highlighted", "highlighting", "highlights", "highly", "hold", "holds", "holistic",
-        "however", "huge", "hypothesize", "idea", "identified", "identifies", "identify", "identifying",
-        "illustrate", "impact", "important", "importantly", "impressive", "improve", "improved",
-        "improvement", "improvements", "improves", "improving", "include", "included", "includes",
-        "including", "incorporate", "incorporated", "incorporates", "incorporating", "increase",
-        "increased", "increases", "increasing", "increasingly", "indicate", "indicates", "inherent",
-        "inherently", "initial", "innovative", "insight", "insightful", "insights", "instance",
-        "integrate", "integrates", "integrating", "interesting", "introduce", "introduced",
-        "introduces", "introducing", "intuition", "intuitive", "investigate", "investigated",
-        "investigates", "investigating", "investigation", "involve", "involved", "involves",
-        "involving", "issue", "issues", "key", "known", "lack", "lacks", "largely", "lead", "leading",
-        "leads", "learn", "learned", "learns", "least", "levels", "leverage", "leveraged", "leverages",
-        "leveraging", "lightweight", "limit", "limitation", "limitations", "limited", "limiting",
-        "little", "main", "mainly", "maintain", "maintaining", "maintains", "major", "make", "makes",
-        "making", "manner", "marginal", "meaningful", "means", "meanwhile", "merely", "method",
-        "methodology", "methods", "mild", "mitigate", "mitigates", "mitigating", "modern", "more",
-        "motivate", "motivated", "motivation", "multiple", "need", "needed", "needs", "new", "notable",
-        "notably", "novel", "numerous", "observe", "observed", "obtain", "obtained", "obtaining",
-        "off-the-shelf", "offer", "offering", "offers", "original", "outperform", "outperformed",
-        "outperforming", "outperforms", "overcome", "overcoming", "overlooked", "paper", "paradigm",
-        "part", "particular", "particularly", "perform", "performance", "performed", "performing",
-        "performs", "pipeline", "play", "plays", "plug-and-play", "poor", "poorly", "popular",
-        "possible", "potential", "potentially", "powerful", "practical", "practice", "precise",
-        "precisely", "present", "presented", "presenting", "presents", "previous", "previously",
-        "primarily", "principle", "principled", "prior", "problem", "problems", "procedure", "proceed",
-        "produce", "produced", "produces", "producing", "progress", "promising", "proper", "properly",
-        "propose", "proposed", "proposes", "proposing", "provably", "prove", "proved", "proves",
-        "provide", "provided", "provides", "providing", "purpose", "pursue", "ranging", "rapid",
-        "rapidly", "rarely", "reach", "reaching", "realistic", "recent", "recently", "reduce",
-        "reduced", "reduces", "reducing", "refer", "regard", "related", "relatively", "relevant",
-        "reliable", "relies", "rely", "relying", "remain", "remaining", "remains", "remarkable",
-        "remarkably", "render", "report", "reported", "represent", "represents", "require", "required",
-        "requirement", "requires", "requiring", "research", "researcher", "researchers", "resolve",
-        "respect", "respectively", "result", "resulting", "results", "reveal", "revealed", "reveals",
-        "rigorous", "satisfactory", "scalability", "scalable", "scenario", "scenarios", "seamless",
-        "seamlessly", "secondly", "see", "seek", "seem", "seen", "serve", "serves", "setting",
-        "settings", "setup", "severe", "show", "showcase", "showcases", "showed", "showing", "shown",
-        "shows", "significant", "significantly", "similar", "similarly", "simple", "simply",
-        "simultaneously", "solution", "solutions", "solve", "solved", "solves", "solving",
-        "sophisticated", "sota", "specific", "specifically", "standard", "state-of-art",
-        "state-of-the-art", "straightforward", "strong", "stronger", "strongly", "struggle",
-        "struggles", "studied", "studies", "study", "studying", "substantial", "substantially",
-        "succeed", "success", "successful", "successfully", "suffer", "suffers", "sufficient",
-        "suggest", "suggests", "suitable", "summary", "superior", "supported", "supports", "surpass",
-        "surpasses", "surpassing", "systematic", "systematically", "tailored", "take", "takes",
-        "taking", "task", "tasks", "technique", "techniques", "tend", "tested", "therefore", "thorough",
-        "thoroughly", "today", "toolkit", "towards", "tradeoff", "traditional", "traditionally",
-        "tremendous", "try", "typical", "typically", "ultimately", "underlying", "understand",
-        "understanding", "unified", "unique", "unlike", "unprecedented", "use", "used", "useful",
-        "uses", "using", "usually", "utility", "utilize", "utilized", "utilizes", "utilizing",
-        "validate", "validated", "validates", "validation", "valuable", "variety", "various", "vast",
-        "verified", "verify", "versatile", "version", "versus", "viewpoint", "way", "ways", "well",
-        "wide", "widely", "wider", "work", "works", "yield", "yielding", "yields"
-    )
-)
+# fmt: off
+BOILERPLATE: frozenset[str] = frozenset((
+    "ablation", "ablations", "abstract", "accomplish", "accurately", "achieve", "achieved", "achievement",
+    "achieves", "achieving", "additionally", "address", "addressed", "addresses", "addressing", "adopt",
+    "adopted", "advance", "advanced", "advancement", "advances", "advancing", "advantage", "advantageous",
+    "afterward", "aim", "aiming", "aims", "allow", "allowed", "allowing", "allows", "alternative",
+    "alternatively", "analyse", "analysed", "analyses", "analyze", "analyzed", "analyzing", "applied",
+    "applies", "apply", "applying", "approach", "approaches", "appropriate", "arbitrary", "article",
+    "aspect", "assume", "assumed", "attain", "attempt", "available", "avoid", "based", "baseline", "basic",
+    "behave", "benchmarked", "benefit", "benefits", "beside", "best", "better", "beyond", "boost",
+    "boosting", "bridge", "bridging", "bring", "broad", "broader", "build", "building", "builds", "built",
+    "call", "called", "capable", "capture", "captures", "capturing", "careful", "carefully", "case",
+    "central", "challenge", "challenging", "characterize", "characterized", "claim", "clear", "clearly",
+    "closely", "combine", "combined", "combines", "combining", "come", "commonly", "comparable", "compare",
+    "compared", "comparing", "comparison", "compelling", "competitive", "complete", "completely", "complex",
+    "comprehensive", "comprehensively", "conduct", "conducted", "consider", "considerable", "considerably",
+    "considered", "considering", "consist", "consistent", "consistently", "consisting", "consists",
+    "construct", "constructed", "contain", "contains", "contrast", "contribute", "contribution",
+    "contributions", "conventional", "core", "correspond", "corresponding", "critical", "crucial",
+    "current", "currently", "deal", "deliver", "delivers", "demonstrate", "demonstrated", "demonstrates",
+    "demonstrating", "derive", "derived", "describe", "described", "designed", "despite", "detail",
+    "detailed", "develop", "developed", "developing", "development", "difference", "different", "differs",
+    "difficult", "difficulty", "directly", "discuss", "discussed", "diverse", "do", "effect", "effective",
+    "effectively", "effectiveness", "efficacy", "efficient", "efficiently", "eight", "elaborate", "emerge",
+    "emerged", "emerging", "empirical", "empirically", "employ", "employed", "employing", "employs",
+    "enable", "enabled", "enables", "enabling", "encourage", "enhance", "enhanced", "enhancement",
+    "enhances", "enhancing", "ensure", "ensures", "ensuring", "entire", "entirely", "equip", "especially",
+    "essential", "essentially", "establish", "established", "establishes", "establishing", "evaluate",
+    "evaluated", "evaluates", "evaluating", "evidence", "exactly", "examine", "examined", "example",
+    "excellent", "exhibit", "exhibits", "exist", "existing", "exists", "expensive", "experiment",
+    "experimental", "experimentally", "experiments", "explain", "explore", "explored", "explores",
+    "exploring", "extend", "extended", "extending", "extends", "extensive", "extensively", "facilitate",
+    "facilitates", "fact", "factor", "fail", "fails", "failure", "far", "faster", "feasible", "finally",
+    "find", "finding", "findings", "firstly", "focus", "focused", "focuses", "focusing", "formulate",
+    "formulated", "found", "foundational", "fully", "fundamental", "fundamentally", "furthermore", "gain",
+    "gains", "general", "generalizable", "generally", "give", "given", "gives", "giving", "goal", "goes",
+    "good", "great", "greatly", "grow", "growing", "guarantee", "handle", "hard", "help", "helps",
+    "highlight", "highlighted", "highlighting", "highlights", "highly", "hold", "holds", "holistic",
+    "however", "huge", "hypothesize", "idea", "identified", "identifies", "identify", "identifying",
+    "illustrate", "impact", "important", "importantly", "impressive", "improve", "improved", "improvement",
+    "improvements", "improves", "improving", "include", "included", "includes", "including", "incorporate",
+    "incorporated", "incorporates", "incorporating", "increase", "increased", "increases", "increasing",
+    "increasingly", "indicate", "indicates", "inherent", "inherently", "initial", "innovative", "insight",
+    "insightful", "insights", "instance", "integrate", "integrates", "integrating", "interesting",
+    "introduce", "introduced", "introduces", "introducing", "intuition", "intuitive", "investigate",
+    "investigated", "investigates", "investigating", "investigation", "involve", "involved", "involves",
+    "involving", "issue", "issues", "key", "known", "lack", "lacks", "largely", "lead", "leading", "leads",
+    "learn", "learned", "learns", "least", "levels", "leverage", "leveraged", "leverages", "leveraging",
+    "lightweight", "limit", "limitation", "limitations", "limited", "limiting", "little", "main", "mainly",
+    "maintain", "maintaining", "maintains", "major", "make", "makes", "making", "manner", "marginal",
+    "meaningful", "means", "meanwhile", "merely", "method", "methodology", "methods", "mild", "mitigate",
+    "mitigates", "mitigating", "modern", "more", "motivate", "motivated", "motivation", "multiple", "need",
+    "needed", "needs", "new", "notable", "notably", "novel", "numerous", "observe", "observed", "obtain",
+    "obtained", "obtaining", "off-the-shelf", "offer", "offering", "offers", "original", "outperform",
+    "outperformed", "outperforming", "outperforms", "overcome", "overcoming", "overlooked", "paper",
+    "paradigm", "part", "particular", "particularly", "perform", "performance", "performed", "performing",
+    "performs", "pipeline", "play", "plays", "plug-and-play", "poor", "poorly", "popular", "possible",
+    "potential", "potentially", "powerful", "practical", "practice", "precise", "precisely", "present",
+    "presented", "presenting", "presents", "previous", "previously", "primarily", "principle", "principled",
+    "prior", "problem", "problems", "procedure", "proceed", "produce", "produced", "produces", "producing",
+    "progress", "promising", "proper", "properly", "propose", "proposed", "proposes", "proposing",
+    "provably", "prove", "proved", "proves", "provide", "provided", "provides", "providing", "purpose",
+    "pursue", "ranging", "rapid", "rapidly", "rarely", "reach", "reaching", "realistic", "recent",
+    "recently", "reduce", "reduced", "reduces", "reducing", "refer", "regard", "related", "relatively",
+    "relevant", "reliable", "relies", "rely", "relying", "remain", "remaining", "remains", "remarkable",
+    "remarkably", "render", "report", "reported", "represent", "represents", "require", "required",
+    "requirement", "requires", "requiring", "research", "researcher", "researchers", "resolve", "respect",
+    "respectively", "result", "resulting", "results", "reveal", "revealed", "reveals", "rigorous",
+    "satisfactory", "scalability", "scalable", "scenario", "scenarios", "seamless", "seamlessly",
+    "secondly", "see", "seek", "seem", "seen", "serve", "serves", "setting", "settings", "setup", "severe",
+    "show", "showcase", "showcases", "showed", "showing", "shown", "shows", "significant", "significantly",
+    "similar", "similarly", "simple", "simply", "simultaneously", "solution", "solutions", "solve",
+    "solved", "solves", "solving", "sophisticated", "sota", "specific", "specifically", "standard",
+    "state-of-art", "state-of-the-art", "straightforward", "strong", "stronger", "strongly", "struggle",
+    "struggles", "studied", "studies", "study", "studying", "substantial", "substantially", "succeed",
+    "success", "successful", "successfully", "suffer", "suffers", "sufficient", "suggest", "suggests",
+    "suitable", "summary", "superior", "supported", "supports", "surpass", "surpasses", "surpassing",
+    "systematic", "systematically", "tailored", "take", "takes", "taking", "task", "tasks", "technique",
+    "techniques", "tend", "tested", "therefore", "thorough", "thoroughly", "today", "toolkit", "towards",
+    "tradeoff", "traditional", "traditionally", "tremendous", "try", "typical", "typically", "ultimately",
+    "underlying", "understand", "understanding", "unified", "unique", "unlike", "unprecedented", "use",
+    "used", "useful", "uses", "using", "usually", "utility", "utilize", "utilized", "utilizes", "utilizing",
+    "validate", "validated", "validates", "validation", "valuable", "variety", "various", "vast",
+    "verified", "verify", "versatile", "version", "versus", "viewpoint", "way", "ways", "well", "wide",
+    "widely", "wider", "work", "works", "yield", "yielding", "yields",
+))
+# fmt: on
 
-GENERIC_TERMS: frozenset[str] = frozenset(
-    (
-        "accuracy", "ai", "algorithm", "analysis", "application", "architecture", "artificial",
-        "benchmark", "capability", "component", "computational", "cost", "data", "dataset", "deep",
-        "domain", "efficiency", "evaluation", "feature", "function", "information", "input",
-        "intelligence", "learning", "loss", "machine", "mechanism", "metric", "model", "module",
-        "network", "neural", "objective", "output", "parameter", "quality", "representation", "sample",
-        "scale", "structure", "system", "train", "trained", "training"
-    )
-)
+# fmt: off
+GENERIC_TERMS: frozenset[str] = frozenset((
+    "accuracy", "ai", "algorithm", "analysis", "application", "architecture", "artificial", "benchmark",
+    "capability", "component", "computational", "cost", "data", "dataset", "deep", "domain", "efficiency",
+    "evaluation", "feature", "function", "information", "input", "intelligence", "learning", "loss",
+    "machine", "mechanism", "metric", "model", "module", "network", "neural", "objective", "output",
+    "parameter", "quality", "representation", "sample", "scale", "structure", "system", "train", "trained",
+    "training",
+))
+# fmt: on
 
 
 STOP_WORDS: frozenset[str] = FUNCTION_WORDS | BOILERPLATE | GENERIC_TERMS
@@ -187,18 +177,17 @@ _IRREGULAR: dict[str, str] = {
 }  # fmt: skip
 
 # Words ending in "s" that are not plurals.
-_KEEP_AS_IS: frozenset[str] = frozenset(
-    (
-        "access", "across", "alias", "always", "analysis", "apparatus", "atlas", "axis", "basis",
-        "bayes", "bias", "bonus", "boss", "campus", "canvas", "chaos", "chess", "class", "consensus",
-        "corpus", "crisis", "cross", "diagnosis", "does", "ellipsis", "emphasis", "focus", "gas",
-        "gauss", "genus", "glass", "has", "hers", "his", "hypothesis", "is", "its", "lens", "less",
-        "locus", "loss", "mass", "metastasis", "modulus", "news", "nexus", "ours", "paralysis", "pass",
-        "perhaps", "process", "prognosis", "radius", "series", "sometimes", "species", "status",
-        "stimulus", "stress", "success", "synthesis", "thesis", "this", "thus", "unless", "us", "virus",
-        "was", "whereas", "yes", "yours"
-    )
-)
+# fmt: off
+_KEEP_AS_IS: frozenset[str] = frozenset((
+    "access", "across", "alias", "always", "analysis", "apparatus", "atlas", "axis", "basis", "bayes",
+    "bias", "bonus", "boss", "campus", "canvas", "chaos", "chess", "class", "consensus", "corpus", "crisis",
+    "cross", "diagnosis", "does", "ellipsis", "emphasis", "focus", "gas", "gauss", "genus", "glass", "has",
+    "hers", "his", "hypothesis", "is", "its", "lens", "less", "locus", "loss", "mass", "metastasis",
+    "modulus", "news", "nexus", "ours", "paralysis", "pass", "perhaps", "process", "prognosis", "radius",
+    "series", "sometimes", "species", "status", "stimulus", "stress", "success", "synthesis", "thesis",
+    "this", "thus", "unless", "us", "virus", "was", "whereas", "yes", "yours",
+))
+# fmt: on
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_CHAR_RE = re.compile(f"[{_CJK}]")
@@ -327,12 +316,19 @@ def ngrams(text: str, ngram_range: tuple[int, int] = (1, 2), *, stop_words: bool
     >>> ngrams("We propose graph neural networks for large language models.")
     ['graph', 'graph neural', 'large', 'language', 'large language', 'language model']
     """
+    return ngrams_of_scan(scan(text), ngram_range, stop_words=stop_words)
+
+
+def ngrams_of_scan(
+    terms: Sequence[str], ngram_range: tuple[int, int] = (1, 2), *, stop_words: bool = True
+) -> list[str]:
+    """:func:`ngrams` of an already scanned text (scan once, count several ways)."""
     # The hot loop of every vectoriser: kept flat (no spans, one set lookup per term).
     low, high = ngram_range
     breakers = _BREAKERS_AND_BREAK if stop_words else _JUST_BREAK
     out: list[str] = []
     run: list[str] = []
-    for term in (*scan(text), _BREAK):
+    for term in (*terms, _BREAK):
         if term not in breakers:
             run.append(term)
             continue
@@ -371,14 +367,19 @@ def tokenize(text: str, *, stop_words: bool = True) -> list[str]:
 
 
 class Analyzer:
-    """A picklable callable text -> terms, for scikit-learn vectorisers (``analyzer=``)."""
+    """A picklable callable text -> terms, for scikit-learn vectorisers (``analyzer=``).
+
+    A document may also be given already scanned (the list :func:`scan` returns), so a corpus is
+    scanned once for TF-IDF, term counts and area rules alike.
+    """
 
     def __init__(self, ngram_range: tuple[int, int] = (1, 2), stop_words: bool = True) -> None:
         self.ngram_range = ngram_range
         self.stop_words = stop_words
 
-    def __call__(self, text: str) -> list[str]:
-        return ngrams(text, self.ngram_range, stop_words=self.stop_words)
+    def __call__(self, document: str | Sequence[str]) -> list[str]:
+        terms = scan(document) if isinstance(document, str) else document
+        return ngrams_of_scan(terms, self.ngram_range, stop_words=self.stop_words)
 
     def __repr__(self) -> str:
         return f"Analyzer(ngram_range={self.ngram_range}, stop_words={self.stop_words})"
@@ -417,10 +418,19 @@ def make_vectorizer(
     analyzer = Analyzer(ngram_range, stop_words)
     if kind == "count":
         return CountVectorizer(
-            analyzer=analyzer, min_df=min_df, max_df=max_df, max_features=max_features, binary=binary,
+            analyzer=analyzer,
+            min_df=min_df,
+            max_df=max_df,
+            max_features=max_features,
+            binary=binary,
             dtype=np.float32,
         )
     return TfidfVectorizer(
-        analyzer=analyzer, min_df=min_df, max_df=max_df, max_features=max_features, binary=binary,
-        dtype=np.float32, sublinear_tf=True,
+        analyzer=analyzer,
+        min_df=min_df,
+        max_df=max_df,
+        max_features=max_features,
+        binary=binary,
+        dtype=np.float32,
+        sublinear_tf=True,
     )

@@ -1,0 +1,139 @@
+"""One call that adds topics, research areas and the map to the paper table: ``analyze(papers)``.
+
+>>> import pandas as pd
+>>> abstracts = ["Graph networks for molecules.", "Message passing graph networks.", "Diffusion for images."]
+>>> papers = pd.DataFrame({"id": ["a", "b", "c"], "title": ["", "", ""], "abstract": abstracts})
+>>> result = analyze(papers, n_topics=2)
+>>> sorted(result.papers.columns[-7:])
+['areas', 'is_outlier', 'topic', 'topic_label', 'topic_weight', 'x', 'y']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from dashboard import similarity
+from dashboard.areas import Taxonomy, area_scores, areas_from_scores, load_taxonomy
+from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
+from dashboard.topics import TopicModel
+
+
+def paper_texts(papers: pd.DataFrame) -> list[str]:
+    """The text analysed for each paper: its own title (not a derived one) and its cleaned abstract.
+
+    Falls back to ``abstract`` when the table has no ``abstract_clean``.
+    """
+    body_column = "abstract_clean" if "abstract_clean" in papers.columns else "abstract"
+    body = (
+        papers[body_column].fillna("").astype(str)
+        if body_column in papers.columns
+        else pd.Series([""] * len(papers), index=papers.index)
+    )
+    if "title" not in papers.columns:
+        return body.tolist()
+    titles = papers["title"].fillna("").astype(str)
+    if "title_is_derived" in papers.columns:
+        # A derived title repeats the abstract's words: counting them twice would only add noise.
+        titles = titles.where(~papers["title_is_derived"].fillna(False).astype(bool), "")
+    return [f"{title}. {text}" if title.strip() else text for title, text in zip(titles, body, strict=True)]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The paper table with analysis columns, the topics table, and what similarity queries need."""
+
+    papers: pd.DataFrame
+    topics: pd.DataFrame
+    model: TopicModel
+    taxonomy: Taxonomy
+    positions: dict[str, int] = field(repr=False)
+
+    def _vectors(self, space: str) -> object:
+        return self.model.tfidf_ if space == "tfidf" else self.model.lsa_
+
+    def most_similar(
+        self, paper_id: str, n: int = 5, space: Literal["tfidf", "lsa"] = "tfidf"
+    ) -> pd.DataFrame:
+        """The ``n`` papers most similar to ``paper_id`` (itself excluded): id, title, similarity."""
+        row = self.positions[str(paper_id)]
+        ranked = similarity.most_similar(self._vectors(space), row, n)
+        rows = [i for i, _ in ranked]
+        return pd.DataFrame(
+            {
+                "id": self.papers["id"].iloc[rows].astype(str).to_numpy(),
+                "title": self.papers["title"].iloc[rows].astype(str).to_numpy()
+                if "title" in self.papers.columns
+                else [""] * len(rows),
+                "similarity": np.round([s for _, s in ranked], 4),
+            }
+        )
+
+    def similarity_matrix(self, ids: Sequence[str], space: Literal["tfidf", "lsa"] = "tfidf") -> pd.DataFrame:
+        """Pairwise similarity (cosine, 0..1) of the given papers, indexed by id both ways."""
+        ids = [str(i) for i in ids]
+        matrix = similarity.similarity_matrix(self._vectors(space), [self.positions[i] for i in ids])
+        return pd.DataFrame(np.round(matrix, 4), index=ids, columns=ids)
+
+
+def _topics_table(model: TopicModel, ids: np.ndarray) -> pd.DataFrame:
+    rows = [
+        {
+            "topic": topic,
+            "label": model.topic_labels_[topic],
+            "size": int(model.topic_sizes_[topic]),
+            "top_terms": list(model.top_terms_[topic]),
+            "representative_ids": [str(ids[i]) for i in model.representative_docs_[topic]],
+        }
+        for topic in range(model.n_topics_)
+    ]
+    n_outliers = int(model.is_outlier_.sum())
+    if n_outliers:
+        rows.append(
+            {
+                "topic": OUTLIER_TOPIC,
+                "label": OUTLIER_LABEL,
+                "size": n_outliers,
+                "top_terms": [],
+                "representative_ids": [],
+            }
+        )
+    table = pd.DataFrame(rows, columns=["topic", "label", "size", "top_terms", "representative_ids"])
+    return table.astype({"topic": "int64", "size": "int64"})
+
+
+def analyze(
+    papers: pd.DataFrame,
+    n_topics: int | str = "auto",
+    method: str = "kmeans",
+    taxonomy: Path | str | Taxonomy | None = None,
+    random_state: int = 0,
+) -> Analysis:
+    """Topics, research areas and map coordinates for every paper (see :mod:`dashboard.topics`).
+
+    Returns the input table with ``topic, topic_label, topic_weight, is_outlier, areas, x, y`` added.
+    ``taxonomy`` is a TOML file of research areas (default: the one shipped with the package).
+    """
+    tax = taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
+    texts = paper_texts(papers)
+    model = TopicModel(n_topics=n_topics, method=method, random_state=random_state, taxonomy=tax).fit(texts)
+    scores = model.area_scores_ if model.area_scores_ is not None else area_scores(texts, tax)
+    coords = similarity.paper_map(model.embedding_, model.labels_, model.doc_topic_)
+
+    table = papers.copy()
+    table["topic"] = model.labels_.astype("int64")
+    table["topic_label"] = pd.Series(model.paper_labels(), index=table.index, dtype="str")
+    table["topic_weight"] = model.weights_.astype("float64")
+    table["is_outlier"] = model.is_outlier_.astype(bool)
+    table["areas"] = pd.Series(areas_from_scores(scores, tax), index=table.index, dtype=object)
+    table["x"] = np.round(coords[:, 0], 4)
+    table["y"] = np.round(coords[:, 1], 4)
+
+    ids = table["id"].astype(str).to_numpy() if "id" in table.columns else np.arange(len(table)).astype(str)
+    positions = {paper_id: i for i, paper_id in enumerate(ids)}
+    return Analysis(table, _topics_table(model, ids), model, tax, positions)
