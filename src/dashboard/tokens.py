@@ -153,8 +153,8 @@ BOILERPLATE: frozenset[str] = frozenset((
 GENERIC_TERMS: frozenset[str] = frozenset((
     "accuracy", "ai", "algorithm", "analysis", "application", "architecture", "artificial", "benchmark",
     "capability", "component", "computational", "cost", "data", "dataset", "deep", "domain", "efficiency",
-    "evaluation", "feature", "framework", "function", "information", "input", "intelligence", "learning", "loss",
-    "machine", "mechanism", "metric", "model", "module", "network", "neural", "objective", "output",
+    "evaluation", "feature", "framework", "function", "information", "input", "intelligence", "learning",
+    "loss", "machine", "mechanism", "metric", "model", "module", "network", "neural", "objective", "output",
     "parameter", "quality", "representation", "sample", "scale", "structure", "system", "train", "trained",
     "training",
 ))
