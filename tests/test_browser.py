@@ -72,7 +72,7 @@ def settle(page: object, quiet: float = 0.8, timeout: float = 60.0) -> None:
     last, since = None, time.monotonic()
     while time.monotonic() < deadline:
         state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")  # type: ignore[attr-defined]
-        snapshot = (state, page.url, sidebar_text(page))  # type: ignore[attr-defined]
+        snapshot = (state, href(page), sidebar_text(page))
         if snapshot != last:
             last, since = snapshot, time.monotonic()
         elif state == "notRunning" and COUNT.search(snapshot[2]) and time.monotonic() - since >= quiet:
@@ -92,8 +92,21 @@ def counts(page: object) -> tuple[int, int]:
     return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
 
 
+def href(page: object) -> str:
+    # Read from the page: Playwright's page.url can lag behind history.pushState.
+    return str(page.evaluate("() => location.href"))  # type: ignore[attr-defined]
+
+
 def query(page: object) -> dict[str, list[str]]:
-    return parse_qs(urlsplit(page.url).query)  # type: ignore[attr-defined]
+    return parse_qs(urlsplit(href(page)).query)
+
+
+def wait_for_query(page: object, key: str, present: bool = True, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while (key in query(page)) != present:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"URL {href(page)} {'lacks' if present else 'still has'} {key}=")
+        time.sleep(0.15)
 
 
 def no_errors(page: object) -> None:
@@ -134,8 +147,9 @@ def test_a_filter_goes_into_the_url_the_count_and_the_download_and_back_undoes_i
     search = page.locator('[data-testid="stSidebar"] input[type="text"]').first
     search.fill("model")
     search.press("Enter")
-    page.wait_for_url(re.compile(r"[?&]q=model"))
+    wait_for_query(page, "q")
     settle(page)
+    assert query(page)["q"] == ["model"]
     shown, _ = counts(page)
     assert 0 < shown < total
     grid = page.locator('[data-testid="stDataFrame"] table[role="grid"]').first
@@ -151,7 +165,7 @@ def test_a_filter_goes_into_the_url_the_count_and_the_download_and_back_undoes_i
 
     shoot(page, "papers_filtered")
     page.go_back()
-    page.wait_for_url(lambda url: "q=" not in url)
+    wait_for_query(page, "q", present=False)
     settle(page)
     assert counts(page) == (total, total)
     assert page.locator('[data-testid="stSidebar"] input[type="text"]').first.input_value() == ""
@@ -165,11 +179,47 @@ def test_clicking_a_topic_bar_filters_the_papers(app_url: str, browser: object) 
     bars = page.locator('[data-testid="stPlotlyChart"] .barlayer .point')
     bars.first.wait_for()
     bars.first.click(force=True)  # plotly catches clicks on a drag layer above the bars
-    page.wait_for_url(re.compile(r"[?&]topic="))
+    wait_for_query(page, "topic")
     settle(page)
     shown = counts(page)[0]
     assert 0 < shown < total
     assert query(page)["topic"]
+    no_errors(page)
+
+
+def test_selecting_a_row_opens_the_paper(app_url: str, browser: object) -> None:
+    page = open_page(browser)
+    page.goto(f"{app_url}/papers")
+    settle(page)
+    grid = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+    # The table draws on a canvas: click the second row's checkbox (header and rows are 35 px).
+    x, y = grid["x"] + 16, grid["y"] + 35 + 35 + 17
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+    wait_for_query(page, "paper")
+    settle(page)
+    title = page.locator(".pd-title").first
+    title.wait_for()
+    assert title.inner_text().strip()
+    assert page.locator(".pd-abstract").count() == 1
+    no_errors(page)
+
+
+def test_selecting_points_on_the_map_filters_to_them(app_url: str, browser: object) -> None:
+    page = open_page(browser, height=1400)
+    page.goto(f"{app_url}/topics")
+    settle(page)
+    total = counts(page)[1]
+    drag = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".nsewdrag").first
+    drag.wait_for()
+    area = drag.bounding_box()
+    page.mouse.move(area["x"] + 5, area["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(area["x"] + area["width"] * 0.7, area["y"] + area["height"] * 0.7, steps=15)
+    page.mouse.up()
+    wait_for_query(page, "id")
+    settle(page)
+    assert counts(page)[0] == len(query(page)["id"]) < total
     no_errors(page)
 
 

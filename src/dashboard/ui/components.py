@@ -351,6 +351,7 @@ def paper_map(view: View, key: str) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
     outside = None if view.mask.all() else view.papers[~view.mask.to_numpy()]
     fig = charts.paper_map(view.filtered, background=outside)
+    fig.update_layout(dragmode="select")  # a drag selects papers (zoom and lasso stay in the toolbar)
     # The grey background trace has no ids: selecting its points picks nothing.
     lookup = [list(trace.customdata) if trace.customdata is not None else [] for trace in fig.data]
     st.plotly_chart(
