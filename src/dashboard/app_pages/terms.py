@@ -49,9 +49,7 @@ with middle:
     )
 
 with st.spinner("Counting terms (once per corpus and setting)…"):
-    counts = data.term_counts(
-        view.source.digest, view.filters.k or "auto", int(ngram), keep_stop_words, view.papers
-    )
+    counts = data.term_counts(view.source.digest, int(ngram), keep_stop_words, view.papers)
 frequencies = counts.term_frequencies(view.mask.to_numpy())
 
 left, right = st.columns([2, 3])
@@ -84,7 +82,9 @@ elif view.mask.all():
 else:
     distinctive = counts.distinctive_terms(view.mask.to_numpy())
     st.plotly_chart(
-        charts.distinctive_terms(distinctive, title="Terms that set the filtered papers apart from the rest"),
+        charts.distinctive_terms(
+            distinctive, title="Terms that set the filtered papers apart from the rest", limit=30
+        ),
         config={"displayModeBar": False},
     )
 

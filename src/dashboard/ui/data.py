@@ -18,7 +18,6 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -147,9 +146,9 @@ def _mask(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFr
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def term_counts(digest: str, n_topics: int | str, ngram: int, stop_words: bool, _papers: pd.DataFrame) -> Any:
+def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.DataFrame) -> terms.TermCounts:
     """Counts of n-grams per paper for fast sums over any subset (cached per corpus and setting)."""
-    return terms.TermCounts.build(_papers, ngram=ngram, stop_words=stop_words)
+    return terms.TermCounts.build(_papers, ngram=ngram, keep_stop_words=keep_stop_words)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
