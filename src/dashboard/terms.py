@@ -221,10 +221,8 @@ class TermCounts:
         z = log_odds_z(counts_in, counts_out, self._prior(total, prior_strength))
         frames = []
         for g, label in enumerate(labels):
-            best = [
-                i for i in np.lexsort((self.terms.astype(str), -z[g])) if z[g, i] > 0 and counts_in[g, i] > 0
-            ]
-            best = np.array(best[:top], dtype=int)
+            ranked = np.lexsort((self.terms.astype(str), -z[g]))
+            best = np.array([i for i in ranked if z[g, i] > 0 and counts_in[g, i] > 0][:top], dtype=int)
             frames.append(
                 pd.DataFrame(
                     {

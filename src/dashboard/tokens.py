@@ -415,22 +415,16 @@ def make_vectorizer(
     >>> make_vectorizer("count").fit(["graph neural networks"]).get_feature_names_out().tolist()
     ['graph', 'graph neural']
     """
-    analyzer = Analyzer(ngram_range, stop_words)
+    # The analyzer lower-cases itself (scikit-learn's lower-casing does not apply to a callable analyzer).
+    common = {
+        "analyzer": Analyzer(ngram_range, stop_words),
+        "lowercase": False,
+        "min_df": min_df,
+        "max_df": max_df,
+        "max_features": max_features,
+        "binary": binary,
+        "dtype": np.float32,
+    }
     if kind == "count":
-        return CountVectorizer(
-            analyzer=analyzer,
-            min_df=min_df,
-            max_df=max_df,
-            max_features=max_features,
-            binary=binary,
-            dtype=np.float32,
-        )
-    return TfidfVectorizer(
-        analyzer=analyzer,
-        min_df=min_df,
-        max_df=max_df,
-        max_features=max_features,
-        binary=binary,
-        dtype=np.float32,
-        sublinear_tf=True,
-    )
+        return CountVectorizer(**common)
+    return TfidfVectorizer(sublinear_tf=True, **common)
