@@ -426,3 +426,22 @@ def test_picked_values_come_from_customdata_or_the_lookup() -> None:
     ]
     assert components.picked(points, [["a", "b"], ["p9", "p8"]]) == ["p9", "b", "p8"]
     assert components.picked(points[1:2], [[]]) == []
+
+
+def test_terms_page_settings_live_in_the_url() -> None:
+    at = app("terms", {"ngram": "2", "stop": "on", "group": "source", "term": "diffusion", "q": "model"})
+    assert_no_exception(at)
+    assert at.segmented_control(key=keys.TERMS_NGRAM).value == "2"
+    assert at.toggle(key=keys.TERMS_STOP_WORDS).value is True
+    assert at.selectbox(key=keys.TERMS_GROUP_BY).value == "source"
+    kwic = at.main.dataframe[-1].value
+    assert len(kwic) > 0 and kwic["match"].str.lower().str.startswith("diffusion").all()
+    at.segmented_control(key=keys.TERMS_NGRAM).set_value("3").run()
+    assert at.query_params.get("ngram") in ("3", ["3"])
+
+
+def test_terms_page_ignores_bad_settings() -> None:
+    at = app("terms", {"ngram": "7", "stop": "maybe", "group": "../../etc"})
+    assert_no_exception(at)
+    assert at.segmented_control(key=keys.TERMS_NGRAM).value == "1"
+    assert at.toggle(key=keys.TERMS_STOP_WORDS).value is False

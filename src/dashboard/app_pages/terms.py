@@ -75,49 +75,54 @@ with right:
         st.caption(f"{len(undrawable)} terms in other scripts are in the chart but not in the cloud.")
 
 st.subheader("Distinctive terms")
-if view.filters.is_empty:
-    st.caption("Filter the papers (sidebar) to see which terms set them apart from the rest of the corpus.")
-elif view.mask.all():
-    st.caption("The filters keep every paper, so there is no rest to compare with.")
-else:
-    distinctive = counts.distinctive_terms(view.mask.to_numpy())
-    st.plotly_chart(
-        charts.distinctive_terms(
-            distinctive, title="Terms that set the filtered papers apart from the rest", limit=30
-        ),
-        config={"displayModeBar": False},
+left, right = st.columns(2)
+with left:
+    if view.filters.is_empty:
+        st.caption(
+            "Filter the papers (sidebar) to see which terms set them apart from the rest of the corpus."
+        )
+    elif view.mask.all():
+        st.caption("The filters keep every paper, so there is no rest to compare with.")
+    else:
+        distinctive = counts.distinctive_terms(view.mask.to_numpy())
+        st.plotly_chart(
+            charts.distinctive_terms(distinctive, title="The filtered papers against the rest", limit=30),
+            config={"displayModeBar": False},
+        )
+with right:
+    # Topics and areas come from the analysis; without it only the corpus's own groups are left.
+    group_options = [g for g in GROUPS if g in ("venue", "source") or view.analysis is not None]
+    group = setting(keys.URL_GROUP_BY, group_options, default=group_options[0])
+    sync_widget(keys.TERMS_GROUP_BY, group)
+    st.selectbox(
+        "Each group against the others",
+        group_options,
+        format_func=GROUPS.get,
+        key=keys.TERMS_GROUP_BY,
+        on_change=_on_setting,
+        args=(keys.TERMS_GROUP_BY, keys.URL_GROUP_BY, lambda v: None if v == group_options[0] else v),
     )
-
-# Topics and areas come from the analysis; without it only the corpus's own groups are left.
-group_options = [g for g in GROUPS if g in ("venue", "source") or view.analysis is not None]
-group = st.selectbox(
-    "Distinctive terms of each", group_options, format_func=GROUPS.get, key=keys.TERMS_GROUP_BY
-)
-column = {"topic": "topic_label", "area": "areas", "venue": "venue", "source": "source"}[group]
-groups = view.papers[column]
-if group == "topic":
-    groups = view.papers["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
-by_group = counts.group_distinctive_terms(groups, mask=view.mask.to_numpy())
-if by_group.empty:
-    st.caption("Only one group here: nothing to set apart.")
-else:
-    summary = (
-        by_group.sort_values(["group", "z"], ascending=[True, False])
-        .groupby("group", sort=False)["term"]
-        .apply(lambda t: ", ".join(t.head(10)))
-        .reset_index()
-    )
-    st.dataframe(
-        summary,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "group": st.column_config.TextColumn(GROUPS[group], width="medium"),
-            "term": st.column_config.TextColumn(
-                "Most distinctive terms (vs. the other groups)", width="large"
-            ),
-        },
-    )
+    column = {"topic": "topic", "area": "areas", "venue": "venue", "source": "source"}[group]
+    groups = view.papers[column]
+    if group == "topic":
+        groups = groups.map(lambda t: view.topic_names.get(int(t), str(t)))
+    by_group = counts.group_distinctive_terms(groups, mask=view.mask.to_numpy())
+    if by_group.empty:
+        st.caption("The filtered papers fall in fewer than two groups: nothing to set apart.")
+    else:
+        summary = (
+            by_group.groupby("group", sort=True)["term"].apply(lambda t: ", ".join(t.head(8))).reset_index()
+        )
+        st.dataframe(
+            summary,
+            hide_index=True,
+            width="stretch",
+            height=components.table_height(len(summary)),
+            column_config={
+                "group": st.column_config.TextColumn(GROUPS[group], width=200),
+                "term": st.column_config.TextColumn("Most distinctive terms", width=420),
+            },
+        )
 
 st.subheader("Keyword in context")
 default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
