@@ -66,7 +66,7 @@ def _phrase_terms(phrase: str) -> tuple[str, ...]:
 
 def _line_of_area(text: str, index: int) -> int:
     """1-based line of the ``index``-th ``[[area]]`` header (0-based index), for error messages."""
-    headers = [m.start() for m in re.finditer(r"^\s*\[\[\s*area\s*\]\]", text, re.MULTILINE)]
+    headers = [m.start() for m in re.finditer(r"^[ \t]*\[\[[ \t]*area[ \t]*\]\]", text, re.MULTILINE)]
     if index >= len(headers):
         return 1
     return text.count("\n", 0, headers[index]) + 1
