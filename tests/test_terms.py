@@ -1,0 +1,157 @@
+"""Terms: frequencies over subsets, weighted log-odds (Monroe et al. 2008) on corpora whose answer is known,
+distinctive terms of every group, keyword in context."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dashboard.terms import TermCounts, keyword_in_context, log_odds_z, term_pattern
+
+CORPUS = [
+    "Graph neural networks on graphs. Graph kernels.",  # 0
+    "Graph transformers for molecules.",  # 1
+    "Diffusion models generate images.",  # 2
+    "Image diffusion with guidance.",  # 3
+    "Kernels for images and graphs.",  # 4
+]
+GRAPH_PAPERS = np.array([True, True, False, False, False])
+
+
+def test_log_odds_by_hand() -> None:
+    # in: 10 x graph, 0 x image; out: the reverse; prior 1 each (Monroe et al. eq. 16, 19, 20)
+    z = log_odds_z(np.array([10, 0]), np.array([0, 10]), np.array([1.0, 1.0]))
+    delta = math.log(11 / 1) - math.log(1 / 11)
+    assert z[0] == pytest.approx(delta / math.sqrt(1 / 11 + 1 / 1))
+    assert z[1] == pytest.approx(-z[0])
+
+
+@pytest.mark.parametrize(
+    ("inside", "outside", "signs"),
+    [
+        ([10, 10, 10], [10, 10, 10], [0, 0, 0]),  # same use: nothing distinctive
+        ([30, 5, 10], [5, 30, 10], [1, -1, 0]),  # mirrored
+        ([100, 0, 0], [50, 25, 25], [1, -1, -1]),  # only graph inside
+    ],
+)
+def test_log_odds_signs(inside: list[int], outside: list[int], signs: list[int]) -> None:
+    z = log_odds_z(np.array(inside), np.array(outside), np.full(3, 10.0))
+    assert np.sign(np.round(z, 6)).tolist() == signs
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 50), min_size=3, max_size=3),
+    st.lists(st.integers(0, 50), min_size=3, max_size=3),
+)
+def test_log_odds_is_antisymmetric(inside: list[int], outside: list[int]) -> None:
+    prior = np.array([1.0, 2.0, 3.0])
+    forward = log_odds_z(np.array(inside), np.array(outside), prior)
+    assert np.allclose(forward, -log_odds_z(np.array(outside), np.array(inside), prior))
+
+
+def test_term_frequencies_of_a_subset() -> None:
+    counts = TermCounts.build(CORPUS)
+    frame = counts.term_frequencies(GRAPH_PAPERS)
+    assert frame.iloc[0].to_dict() == {"term": "graph", "count": 4, "doc_freq": 2}
+    assert set(frame["term"]) == {"graph", "kernel", "transformer", "molecule"}
+    everything = counts.term_frequencies()
+    assert everything.set_index("term").loc["image", "count"] == 3
+    assert counts.word_cloud(GRAPH_PAPERS, top=2) == {"graph": 4, "kernel": 1}
+
+
+def test_a_mask_of_the_wrong_length_is_refused() -> None:
+    with pytest.raises(ValueError, match="one per paper"):
+        TermCounts.build(CORPUS).term_frequencies(np.array([True]))
+
+
+@pytest.mark.parametrize(
+    ("ngram", "keep_stop_words", "expected_top"),
+    [
+        (1, False, "graph"),
+        (1, True, "graph"),
+        (2, False, "graph neural"),
+        (3, False, "graph neural network"),
+        (2, True, "for image"),  # the "for" that the stop list drops
+    ],
+)
+def test_ngram_sizes_and_stop_words(ngram: int, keep_stop_words: bool, expected_top: str) -> None:
+    counts = TermCounts.build(CORPUS, ngram=ngram, keep_stop_words=keep_stop_words)
+    assert expected_top in set(counts.term_frequencies()["term"])
+    assert all(len(term.split()) == ngram for term in counts.terms)
+
+
+def test_stop_words_alias_means_keep_them() -> None:
+    assert "the" not in TermCounts.build(["the graph"]).terms
+    assert "the" in TermCounts.build(["the graph"], stop_words=True).terms
+
+
+def test_build_reads_the_paper_table() -> None:
+    table = pd.DataFrame({"abstract_clean": ["graph kernels", None], "abstract": ["x", "y"]})
+    assert TermCounts.build(table).term_frequencies()["term"].tolist() == ["graph", "kernel"]
+
+
+def test_distinctive_terms_of_a_subset() -> None:
+    table = TermCounts.build(CORPUS).distinctive_terms(GRAPH_PAPERS)
+    over = table[table["z"] > 0]
+    assert over.iloc[0]["term"] == "graph"
+    assert {"image", "diffusion"} <= set(table.loc[table["z"] < 0, "term"])
+    assert over.iloc[0][["count_in", "count_out"]].tolist() == [4, 1]
+    assert table["z"].is_monotonic_decreasing
+
+
+def test_distinctive_terms_need_a_rest() -> None:
+    assert TermCounts.build(CORPUS).distinctive_terms(np.ones(5, dtype=bool)).empty
+
+
+def test_group_distinctive_terms() -> None:
+    groups = pd.Series(["graphs", "graphs", "images", "images", ["graphs", "images"]])
+    table = TermCounts.build(CORPUS).group_distinctive_terms(groups, top=1)
+    assert table.set_index("group")["term"].to_dict() == {"graphs": "graph", "images": "image"}
+    assert (table["z"] > 0).all()
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [["a"] * 5, ["a", "", None, float("nan"), "a"], [[], [], [], [], []]],
+)
+def test_fewer_than_two_groups_give_nothing(groups: list[object]) -> None:
+    assert TermCounts.build(CORPUS).group_distinctive_terms(groups).empty
+
+
+def test_groups_only_count_masked_papers() -> None:
+    groups = ["x", "x", "y", "y", "z"]
+    table = TermCounts.build(CORPUS).group_distinctive_terms(groups, mask=np.array([1, 1, 1, 1, 0], bool))
+    assert set(table["group"]) == {"x", "y"}
+
+
+@pytest.mark.parametrize(
+    ("term", "text", "found"),
+    [
+        ("graph neural network", "Graph-Neural Networks rock", "Graph-Neural Networks"),
+        ("study", "two studies", "studies"),
+        ("model", "A MODEL.", "MODEL"),
+        ("graph", "paragraphs", None),  # whole words only
+        ("扩散", "基于扩散模型", "扩散"),  # no word boundaries in CJK
+        ("  ", "anything", None),
+    ],
+)
+def test_term_pattern(term: str, text: str, found: str | None) -> None:
+    match = term_pattern(term).search(text)
+    assert (match.group() if match else None) == found
+
+
+def test_keyword_in_context() -> None:
+    texts = pd.Series(["One graph here and another Graph there.", "No match.", 42], index=["a", "b", "c"])
+    lines = keyword_in_context(texts, "graph", width=8)
+    assert lines.to_dict("records") == [
+        {"id": "a", "left": "One", "match": "graph", "right": "here an…"},
+        {"id": "a", "left": "…another", "match": "Graph", "right": "there."},
+    ]
+    assert len(keyword_in_context(texts, "graph", limit=1)) == 1
+    assert keyword_in_context(texts, "absent").columns.tolist() == ["id", "left", "match", "right"]
