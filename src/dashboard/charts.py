@@ -320,7 +320,7 @@ def code_status_bars(statuses: pd.Series, *, title: str = "Code status") -> go.F
             x=[s.replace("_", " ") for s in counts.index],
             y=counts.to_numpy(),
             marker_color=ACCENT,
-            text=counts.to_numpy(),
+            text=[f"{n:,}" for n in counts.to_numpy()],
             textposition="auto",
             hovertemplate="%{x}: %{y} papers<extra></extra>",
         )

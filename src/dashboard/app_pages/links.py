@@ -14,21 +14,25 @@ if components.empty_state(view, keys.LINKS_CLEAR):
 papers = view.filtered
 tracker = tables.link_tracker(papers, links.url_host, links.repo_of)
 
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(charts.code_status_bars(papers["code_status"], title="Code status of the papers"))
-with right:
-    by_source = tables.release_by(papers, "source")
-    st.plotly_chart(
-        charts.release_rate(by_source, title="Code released, per source file", group_title=""),
-        config={"displayModeBar": False},
-    )
+# Release rates by every grouping that has more than one group here; a single bar says nothing.
+groupings = [("venue", "venue", None), ("year", "year", None), ("source", "source file", None)]
 if view.analysis is not None:
-    by_topic = tables.release_by(papers, "topic", labels=view.topic_names)
-    st.plotly_chart(
-        charts.release_rate(by_topic, title="Code released, per topic", group_title=""),
-        config={"displayModeBar": False},
+    groupings.insert(0, ("topic", "topic", view.topic_names))
+rate_charts = [
+    charts.release_rate(
+        tables.release_by(papers, column, labels=labels), title=f"Code released, per {name}", group_title=""
     )
+    for column, name, labels in groupings
+    if papers[column].nunique(dropna=True) > 1
+]
+# The first grouping (topics, when there are any) has the most groups: it gets the full width below.
+widest, others = (rate_charts[0], rate_charts[1:]) if rate_charts else (None, [])
+small = [charts.code_status_bars(papers["code_status"], title="Code status of the papers"), *others]
+for row in range(0, len(small), 2):
+    for column, figure in zip(st.columns(2), small[row : row + 2], strict=False):
+        column.plotly_chart(figure, config={"displayModeBar": False})
+if widest is not None:
+    st.plotly_chart(widest, config={"displayModeBar": False})
 
 st.subheader(f"All links ({len(tracker):,})")
 if tracker.empty:

@@ -24,7 +24,7 @@ with note:
         "(click again to remove it); select points on the map to filter to those papers."
     )
 
-left, right = st.columns([2, 3])
+left, right = st.columns(2)
 with left:
     components.topic_bars(view, keys.TOPICS_BARS, title="Papers per topic")
 with right:
