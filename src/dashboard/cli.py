@@ -214,9 +214,82 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple, np.ndarray)) else []
 
 
+# ----------------------------------------------------------------------------------------- analyze
+
+
+def topics_argument(text: str) -> int | str:
+    """argparse type for --topics: a positive number of topics or ``auto``."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of topics or 'auto', got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"the number of topics must be at least 1, got {value}")
+    return value
+
+
+def add_analyze_command(subparsers: Subparsers) -> None:
+    """``analyze PATH... --out FILE [--topics K|auto] [--taxonomy FILE]``: topics, areas, map."""
+    parser = subparsers.add_parser(
+        "analyze",
+        help="find topics, research areas and map positions; write the table and print the topics",
+        description="Read a corpus, find its topics and research areas and place every paper on a 2-D "
+        "map; write the paper table with topic, topic_label, topic_weight, is_outlier, areas, x, y "
+        "added to --out and print each topic's label, size and top terms.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=output_path,
+        metavar="FILE",
+        help="output file: .csv .json .jsonl .parquet .xlsx",
+    )
+    parser.add_argument(
+        "--topics", type=topics_argument, default="auto", metavar="K|auto", help="number of topics (auto)"
+    )
+    parser.add_argument(
+        "--taxonomy",
+        type=Path,
+        metavar="FILE",
+        help="your own research-area taxonomy (TOML, as data/areas.toml)",
+    )
+    parser.add_argument("--method", choices=("kmeans", "nmf", "lda"), default="kmeans", help="topic method")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same topics)")
+    parser.add_argument("--raw", action="store_true", help="write cells exactly as read (see `parse --help`)")
+    parser.set_defaults(run=run_analyze)
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    """Load, analyse, write the table, print the topics; the exit status."""
+    from dashboard.analysis import analyze  # scikit-learn loads only for this command
+    from dashboard.areas import TaxonomyError, load_taxonomy
+
+    try:
+        taxonomy = load_taxonomy(args.taxonomy)
+    except TaxonomyError as error:
+        print(f"paper-dashboard: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    result = load_inputs(args.paths)
+    if result.papers.empty:
+        print("paper-dashboard: no papers to analyse", file=sys.stderr)
+        return EXIT_SKIPPED
+    analysis = analyze(
+        result.papers, n_topics=args.topics, method=args.method, taxonomy=taxonomy, random_state=args.seed
+    )
+    if not write_table(analysis.papers, args.out, raw=args.raw):
+        return EXIT_USAGE
+    for topic in analysis.topics.itertuples(index=False):
+        terms = ", ".join(term for term, _ in topic.top_terms[:8])
+        print(f"{topic.topic:>3}  {topic.size:>6,}  {topic.label}" + (f"  [{terms}]" if terms else ""))
+    return exit_status(result.report)
+
+
 # -------------------------------------------------------------------------------------------- main
 
-SUBCOMMANDS: list[Callable[[Subparsers], None]] = [add_parse_command, add_stats_command]
+SUBCOMMANDS: list[Callable[[Subparsers], None]] = [add_parse_command, add_stats_command, add_analyze_command]
 
 
 def build_parser() -> argparse.ArgumentParser:
