@@ -107,3 +107,38 @@ def test_minimal_table_without_abstract_clean() -> None:
     )
     groups = analyze(table, n_topics=2).papers.groupby("topic")["id"].apply(list).tolist()
     assert sorted(groups) == [["a", "b"], ["c", "d"]]
+
+
+def test_cli_analyze(seeds_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dashboard.cli import main
+
+    out = tmp_path / "analysed.jsonl"
+    assert main(["analyze", str(seeds_dir), "--out", str(out), "--topics", "4"]) == 0
+    table = pd.read_json(out, lines=True)
+    assert len(table) == 57
+    assert set(ANALYSIS_COLUMNS) <= set(table.columns)
+    assert table["topic"].nunique() <= 5  # four topics, maybe outliers
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) in (4, 5) and "·" in printed[0]
+
+
+@pytest.mark.parametrize(
+    ("extra", "status", "message"),
+    [(["--topics", "zero"], 2, "number of topics"), (["--taxonomy", "missing.toml"], 2, "cannot read")],
+)
+def test_cli_analyze_usage_errors(
+    seeds_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    status: int,
+    message: str,
+) -> None:
+    from dashboard.cli import main
+
+    try:
+        code = main(["analyze", str(seeds_dir), "--out", str(tmp_path / "x.csv"), *extra])
+    except SystemExit as exit_:  # argparse rejects bad values itself
+        code = int(exit_.code or 0)
+    assert code == status
+    assert message in capsys.readouterr().err
