@@ -239,6 +239,50 @@ def test_uploading_a_file_shows_it(app_url: str, browser: object, tmp_path: Path
     no_errors(page)
 
 
+HOSTILE = (
+    "Hostile Conference 2026\n\n"
+    "<script>window.__pwned = 1</script> We propose ScriptNet "
+    '<img src=x onerror="window.__pwned = 2"> for graphs.\n\n'
+    "We study :red[red] and :material/home: icons, $x^2$ math "
+    "and [a link](javascript:window.__pwned=3) on graphs.\n"
+)
+SOFT_NAVIGATE = "(path) => { history.pushState({}, '', path); dispatchEvent(new PopStateEvent('popstate')); }"
+
+
+def test_hostile_abstracts_show_as_text_and_run_nothing(
+    app_url: str, browser: object, tmp_path: Path
+) -> None:
+    upload = tmp_path / "hostile.txt"
+    upload.write_text(HOSTILE)
+    page = open_page(browser)
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{app_url}/papers")
+    settle(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary').first.click()
+    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(upload))
+    page.wait_for_function(
+        "() => /\\b2 of 2 papers\\b/.test(document.querySelector('[data-testid=\"stSidebar\"]').innerText)"
+    )
+    # Move within the session (a reload would start a new one, without the upload).
+    for path in (
+        "/papers?paper=hostile-1&q=scriptnet",
+        "/papers?paper=hostile-2",
+        "/compare?cmp=hostile-1&cmp=hostile-2",
+    ):
+        page.evaluate(SOFT_NAVIGATE, path)
+        settle(page)
+        no_errors(page)
+        assert counts(page) == (1 if "q=" in path else 2, 2)
+        assert page.evaluate("() => window.__pwned") is None
+        assert page.locator('img[src="x"]').count() == 0
+        assert page.locator('a[href^="javascript"]').count() == 0
+        shown = page.locator(".pd-abstract, .pd-compare").first.inner_text()
+        assert "<script>window." in shown or ":red[red]" in shown  # shown as text
+    shoot(page, "compare_hostile")
+    assert dialogs == []
+
+
 @pytest.mark.parametrize("width", [1280, 1920])
 def test_layout_at_common_widths(app_url: str, browser: object, width: int) -> None:
     page = open_page(browser, width=width, height=1200)

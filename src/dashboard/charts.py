@@ -301,7 +301,7 @@ def similarity_heatmap(
         )
     )
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(automargin=True, side="top")
+    fig.update_xaxes(automargin=True)
     return _base_layout(fig, title, "Paper", "Paper", 150 + 60 * len(names))
 
 
