@@ -197,7 +197,7 @@ class Filters:
         (('ICML',), ['venue: no "NIPS" in this corpus; ignored'])
         """
         notices: list[str] = []
-        changes: dict[str, tuple[Any, ...]] = {}
+        changes: dict[str, Any] = {}
         for key, allowed in available.items():
             current = getattr(self, key)
             kept = tuple(v for v in current if v in allowed)

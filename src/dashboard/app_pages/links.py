@@ -15,7 +15,11 @@ papers = view.filtered
 tracker = tables.link_tracker(papers, links.url_host, links.repo_of)
 
 # Release rates by every grouping that has more than one group here; a single bar says nothing.
-groupings = [("venue", "venue", None), ("year", "year", None), ("source", "source file", None)]
+groupings: list[tuple[str, str, dict[int, str] | None]] = [
+    ("venue", "venue", None),
+    ("year", "year", None),
+    ("source", "source file", None),
+]
 if view.analysis is not None:
     groupings.insert(0, ("topic", "topic", view.topic_names))
 rate_charts = [

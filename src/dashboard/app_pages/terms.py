@@ -33,7 +33,7 @@ with left:
     st.segmented_control(
         "Terms",
         list(NGRAMS),
-        format_func=NGRAMS.get,
+        format_func=lambda n: NGRAMS[n],
         key=keys.TERMS_NGRAM,
         on_change=_on_setting,
         args=(keys.TERMS_NGRAM, keys.URL_NGRAM, lambda v: None if v in (None, "1") else v),
@@ -91,13 +91,13 @@ with left:
         )
 with right:
     # Topics and areas come from the analysis; without it only the corpus's own groups are left.
-    group_options = [g for g in GROUPS if g in ("venue", "source") or view.analysis is not None]
+    group_options: list[str] = [g for g in GROUPS if g in ("venue", "source") or view.analysis is not None]
     group = setting(keys.URL_GROUP_BY, group_options, default=group_options[0])
     sync_widget(keys.TERMS_GROUP_BY, group)
     st.selectbox(
         "Each group against the others",
         group_options,
-        format_func=GROUPS.get,
+        format_func=lambda g: GROUPS[g],
         key=keys.TERMS_GROUP_BY,
         on_change=_on_setting,
         args=(keys.TERMS_GROUP_BY, keys.URL_GROUP_BY, lambda v: None if v == group_options[0] else v),

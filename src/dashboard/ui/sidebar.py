@@ -33,13 +33,12 @@ def count_line(shown: int, total: int) -> str:
 
 
 def _on_filter_change(field: str, widget_key: str) -> None:
-    value = st.session_state.get(widget_key)
+    value: Any = st.session_state.get(widget_key)
     if field == "q":
         new: Any = value or ""
     elif field == "words":
-        new = st.session_state.get(keys.WORDS_BOUNDS, (None, None))
         low, high = value
-        lowest, highest = new
+        lowest, highest = st.session_state[keys.WORDS_BOUNDS]
         # The full slider range means "no limit" on that side, so the URL stays clean.
         new = (None if low <= lowest else low, None if high >= highest else high)
     else:

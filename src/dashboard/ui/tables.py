@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,7 +37,7 @@ def method_names(papers: pd.DataFrame) -> pd.DataFrame:
     return grouped.reset_index(drop=True)[["name", "papers", "title"]]
 
 
-def release_by(papers: pd.DataFrame, column: str, labels: Mapping[object, str] | None = None) -> pd.DataFrame:
+def release_by(papers: pd.DataFrame, column: str, labels: Mapping[Any, str] | None = None) -> pd.DataFrame:
     """Per value of ``column``: papers with released code and all papers (columns group, released, papers).
 
     List columns (e.g. ``areas``) count a paper in each of its groups.
