@@ -136,42 +136,81 @@ def _classical_mds(distances: np.ndarray) -> np.ndarray:
     return coords
 
 
-def paper_map(embedding: np.ndarray, labels: np.ndarray, doc_topic: np.ndarray) -> np.ndarray:
-    """2-D coordinates of every paper that keep topics visibly apart, in time linear in the papers.
+def _separate(places: np.ndarray, radius: np.ndarray, gap: float, rounds: int = 300) -> np.ndarray:
+    """Push apart discs (centre ``places``, ``radius``) that overlap, keeping their layout otherwise."""
+    places = places.copy()
+    n = len(places)
+    if n < 2:
+        return places
+    # A fixed, distinct direction for discs that sit exactly on top of each other.
+    fallback = np.stack([np.cos(np.arange(n) * 2.399963), np.sin(np.arange(n) * 2.399963)], axis=1)
+    for _ in range(rounds):
+        delta = places[:, None, :] - places[None, :, :]
+        distance = np.sqrt((delta**2).sum(-1))
+        need = radius[:, None] + radius[None, :] + gap
+        overlap = np.clip(need - distance, 0, None)
+        np.fill_diagonal(overlap, 0)
+        if overlap.max() < 1e-6:
+            break
+        direction = np.where(
+            distance[..., None] > 1e-9,
+            delta / np.maximum(distance, 1e-9)[..., None],
+            fallback[:, None, :] - fallback[None, :, :],
+        )
+        places += (
+            0.5 * (overlap[..., None] * direction).sum(axis=1) / np.maximum((overlap > 0).sum(1), 1)[:, None]
+        )
+    return places
 
-    Topics are placed by classical MDS of their centroids' cosine distances (similar topics near each
-    other); a paper sits at its topic's place, pulled towards other topics it shares (soft membership),
-    plus a small offset from a 2-D projection of where it lies within its topic (so the cloud has shape).
-    Deterministic: no random initialisation. ``labels`` may hold -1 (outliers): they are placed by
-    membership alone.
+
+def paper_map(embedding: np.ndarray, labels: np.ndarray, doc_topic: np.ndarray) -> np.ndarray:
+    """2-D coordinates of every paper: one disc per topic, similar topics near each other, in linear time.
+
+    Topics are placed by classical MDS of their centroids' cosine distances and then pushed apart until
+    their discs (area proportional to size) do not overlap, so every topic is visibly its own region.
+    Within its disc a paper's angle comes from a 2-D projection of where it lies in the topic (similar
+    papers side by side) and its distance from the centre from how typical it is (core papers in the
+    middle, fringe papers and outliers at the edge). Deterministic: no random initialisation.
+    ``labels`` may hold -1 (outliers): they go to the edge of their nearest topic's disc.
     """
     n_docs, n_topics = doc_topic.shape
     if n_docs == 0:
         return np.zeros((0, 2))
     hard = np.where(labels >= 0, labels, np.argmax(doc_topic, axis=1))
     centroids = normalize(np.vstack([embedding[hard == t].sum(axis=0) for t in range(n_topics)]))
-    distances = np.sqrt(np.clip(2 - 2 * centroids @ centroids.T, 0, None))
-    places = _classical_mds(distances)
-    spread = places.max(axis=0) - places.min(axis=0)
-    places = places / max(float(spread.max()), 1e-9) * 10  # the map spans about 10 units
-    if n_topics > 1:
-        gaps = np.sqrt(((places[:, None] - places[None]) ** 2).sum(-1)) + np.eye(n_topics) * 1e9
-        nearest_gap = gaps.min(axis=1)
-    else:
-        nearest_gap = np.array([4.0])
-    # Sharpen the membership so most papers sit inside their topic's cloud; mixed papers lie between.
-    weights = normalize(np.clip(doc_topic, 0, None) ** 3 + 1e-12, norm="l1")
-    position = weights @ places
-    residual = embedding - centroids[hard]
-    if residual.shape[1] >= 2 and n_docs > 2:
-        _, _, components = np.linalg.svd(residual[:: max(1, n_docs // 20_000)], full_matrices=False)
-        local = residual @ components[:2].T
-        for axis in range(2):
-            if components[axis][np.argmax(np.abs(components[axis]))] < 0:
-                local[:, axis] *= -1
-    else:
-        local = np.zeros((n_docs, 2))
-    scale = np.abs(local).max() or 1.0
     sizes = np.bincount(hard, minlength=n_topics)
-    radius = 0.45 * nearest_gap * np.sqrt(sizes / max(sizes.max(), 1)) + 0.15 * nearest_gap
-    return position + local / scale * radius[hard, None]
+    radius = np.sqrt(np.maximum(sizes, 1) / max(sizes.max(), 1))
+    places = _classical_mds(np.sqrt(np.clip(2 - 2 * centroids @ centroids.T, 0, None)))
+    # Pull far-out topics in (distance from the middle to the power 0.6) so a few remote topics do not
+    # leave the rest crowded in a corner; the order of topics around the middle is kept.
+    places -= places.mean(axis=0)
+    reach = np.sqrt((places**2).sum(axis=1, keepdims=True))
+    places = places * np.where(reach > 1e-12, np.maximum(reach, 1e-12) ** -0.4, 0.0)
+    if n_topics > 1:
+        # Scale so the discs cover about a third of the map, then push overlapping discs apart.
+        extent = float((places.max(axis=0) - places.min(axis=0)).max())
+        places *= np.sqrt(np.pi * (radius**2).sum() / 0.35) / max(extent, 1e-9)
+        places = _separate(places, radius, gap=0.15 * radius.mean())
+    coords = np.zeros((n_docs, 2))
+    for topic in range(n_topics):
+        members = np.flatnonzero(hard == topic)
+        if len(members) == 0:
+            continue
+        vectors = embedding[members]
+        residual = vectors - centroids[topic] * (vectors @ centroids[topic])[:, None]
+        if len(members) > 2 and residual.shape[1] >= 2:
+            _, _, axes = np.linalg.svd(residual, full_matrices=False)
+            local = residual @ axes[:2].T
+            for axis in range(2):  # fix the sign of each axis so the picture is stable
+                if axes[axis][np.argmax(np.abs(axes[axis]))] < 0:
+                    local[:, axis] *= -1
+            angle = np.arctan2(local[:, 1], local[:, 0])
+        else:
+            angle = np.arange(len(members)) * 2.399963  # the golden angle spreads a handful evenly
+        typical = vectors @ centroids[topic]
+        typical = np.where(labels[members] < 0, -np.inf, typical)  # outliers on the rim
+        rank = np.empty(len(members))
+        rank[np.lexsort((members, -typical))] = np.arange(len(members))
+        distance = radius[topic] * np.sqrt((rank + 0.5) / len(members))
+        coords[members] = places[topic] + distance[:, None] * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    return coords
