@@ -230,3 +230,13 @@ def test_iclr_topics_agree_with_primary_area_better_than_plain_nmf(corpora_dir: 
     )
     assert ours > plain
     assert ours >= 0.25
+
+
+def test_large_corpus_mode_fits_a_sample_and_assigns_the_rest() -> None:
+    # Above max_fit_documents the clustering sees a seeded sample; every other paper still gets a topic.
+    model = TopicModel(n_topics=3, max_fit_documents=30).fit(TEXTS)
+    assert len(model.labels_) == len(TEXTS)
+    found = np.where(model.labels_ < 0, 99, model.labels_)
+    assert adjusted_mutual_info_score(TRUTH, found) > 0.8
+    again = TopicModel(n_topics=3, max_fit_documents=30).fit(TEXTS)
+    assert again.labels_.tolist() == model.labels_.tolist()

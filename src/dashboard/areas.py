@@ -12,6 +12,7 @@ a user can point to their own file with the same layout.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -19,9 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tomllib
 
 from dashboard.tokens import scan
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (tomli)
+    import tomli as tomllib
 
 DEFAULT_TAXONOMY_NAME = "areas.toml"
 KEYWORD_WEIGHT = 1.0

@@ -245,11 +245,15 @@ class TopicModel:
     Parameters are stored as given; see the module docstring for the pipeline.
 
     Learned: ``n_topics_``, ``labels_`` (topic per paper, -1 outlier), ``weights_`` (0..1), ``is_outlier_``,
-    ``topic_labels_``, ``top_terms_`` (per topic, (term, weight) pairs), ``topic_sizes_``,
-    ``representative_docs_`` (per topic, paper indices, best first), ``doc_topic_`` (papers x topics),
-    ``vectorizer_``, ``tfidf_`` (papers x terms), ``embedding_`` (papers x dims, L2 rows, what the
-    clustering saw), ``lsa_`` (papers x dims, L2 rows), ``k_scores_`` (auto-k table: k, stability,
-    coherence, score; empty when k was given).
+    ``topic_labels_``, ``top_terms_`` (per topic, (term, weight) pairs, best = 1), ``topic_sizes_``,
+    ``representative_docs_`` (per topic, paper indices, most typical first), ``doc_topic_`` (papers x
+    topics, rows sum to 1), ``vectorizer_`` and ``terms_`` (its vocabulary), ``tfidf_`` (papers x terms,
+    L2 rows), ``lsa_`` (papers x dims, L2 rows), ``embedding_`` (what the clustering saw, L2 rows),
+    ``area_scores_`` (papers x taxonomy areas, None without guidance), ``k_scores_`` (the auto-k table:
+    k, stability, coherence, score; None when k was given).
+
+    Above ``max_fit_documents`` papers the neighbour graph and the clustering are fitted on a seeded sample
+    and the other papers join their nearest topic, so the cost stays linear in the corpus.
     """
 
     def __init__(
