@@ -445,3 +445,12 @@ def test_terms_page_ignores_bad_settings() -> None:
     assert_no_exception(at)
     assert at.segmented_control(key=keys.TERMS_NGRAM).value == "1"
     assert at.toggle(key=keys.TERMS_STOP_WORDS).value is False
+
+
+def test_more_topics_than_the_corpus_supports_falls_back_to_auto(seeds: pd.DataFrame) -> None:
+    at = app("topics", {"k": "40", "topic": "3"})
+    assert_no_exception(at)
+    assert any("more than this corpus supports" in caption.value for caption in at.sidebar.caption)
+    assert at.selectbox(key=keys.N_TOPICS).value == "auto"
+    assert count_line(at) == (len(seeds), len(seeds))
+    assert at.selectbox(key=keys.N_TOPICS).options[-1] == str(len(seeds) // 2)

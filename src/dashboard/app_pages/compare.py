@@ -79,7 +79,7 @@ if len(picked) < 2:
         for row in nearest.itertuples(index=False):
             st.button(
                 f"Add · {float(row.similarity):.2f} · " + escape_markdown(str(row.title)[:110]),
-                key=f"compare.add.{row.id}",
+                key=f"{keys.COMPARE_ADD_PREFIX}.{row.id}",
                 on_click=_add,
                 args=(str(row.id),),
                 type="tertiary",
@@ -147,7 +147,7 @@ if view.analysis is not None:
                     if len(picked) < MAX_PAPERS and str(row.id) not in picked:
                         st.button(
                             f"Add · {float(row.similarity):.2f} · " + escape_markdown(str(row.title)[:100]),
-                            key=f"compare.add.{paper_id}.{row.id}",
+                            key=f"{keys.COMPARE_ADD_PREFIX}.{paper_id}.{row.id}",
                             on_click=_add,
                             args=(str(row.id),),
                             type="tertiary",

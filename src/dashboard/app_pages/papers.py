@@ -23,4 +23,4 @@ else:
     paper = view.papers.loc[view.papers["id"] == paper_id].iloc[0]
     if not view.mask[view.papers["id"] == paper_id].any():
         st.caption("This paper is not among the filtered papers.")
-    components.paper_card(view, paper, key_prefix="papers")
+    components.paper_card(view, paper)

@@ -88,7 +88,7 @@ with right:
             components.paper_button(
                 str(titles[paper_id]),
                 str(paper_id),
-                key=f"topics.rep.{focus}.{paper_id}",
+                key=f"{keys.TOPICS_REPRESENTATIVE_PREFIX}.{focus}.{paper_id}",
                 on_papers_page=False,
             )
     st.caption("A click opens the paper on the Papers page.")

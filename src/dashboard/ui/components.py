@@ -121,7 +121,12 @@ def paper_button(label: str, paper_id: str, *, key: str, on_papers_page: bool) -
 
 
 def paper_card(
-    view: View, paper: pd.Series, *, similar: int = 5, key_prefix: str = "card", on_papers_page: bool = True
+    view: View,
+    paper: pd.Series,
+    *,
+    similar: int = 5,
+    key_prefix: str = keys.PAPERS_SIMILAR_PREFIX,
+    on_papers_page: bool = True,
 ) -> None:
     """One paper: title, facts, abstract with search terms highlighted, links, most similar papers."""
     title = str(paper.get("title", ""))
@@ -164,7 +169,12 @@ def paper_card(
 
 
 def similar_papers(
-    view: View, paper_id: str, *, n: int = 5, key_prefix: str = "similar", on_papers_page: bool
+    view: View,
+    paper_id: str,
+    *,
+    n: int = 5,
+    key_prefix: str = keys.PAPERS_SIMILAR_PREFIX,
+    on_papers_page: bool,
 ) -> None:
     """The papers closest to this one, each a button that opens it."""
     try:
@@ -178,7 +188,7 @@ def similar_papers(
         paper_button(
             f"{float(row.similarity):.2f} · {row.title}",
             str(row.id),
-            key=f"{key_prefix}.similar.{paper_id}.{row.id}",
+            key=f"{key_prefix}.{paper_id}.{row.id}",
             on_papers_page=on_papers_page,
         )
 
@@ -367,6 +377,17 @@ def paper_map(view: View, key: str) -> None:
 TOPIC_CHOICES: tuple[str, ...] = ("auto", *(str(k) for k in range(2, 41)))
 
 
+def max_topics(n_papers: int) -> int:
+    """The most topics a user may ask for: one per two papers, at most 40."""
+    return max(2, min(40, n_papers // 2))
+
+
+def topic_choices(n_papers: int) -> list[str]:
+    """The number-of-topics choices for a corpus: auto, then 2 up to `max_topics`."""
+    most = max_topics(n_papers)
+    return [c for c in TOPIC_CHOICES if c == "auto" or int(c) <= most]
+
+
 def _on_topics_number_change() -> None:
     choice = st.session_state.get(keys.N_TOPICS, "auto")
     # Topic numbers mean something else under another model, so a topic filter goes with the change.
@@ -375,11 +396,12 @@ def _on_topics_number_change() -> None:
 
 def topics_number(view: View) -> None:
     """The number-of-topics setting (in the URL as ``k``); changing it refits the model once."""
+    choices = topic_choices(len(view.papers))
     current = "auto" if view.filters.k is None else str(view.filters.k)
-    sync_widget(keys.N_TOPICS, current if current in TOPIC_CHOICES else "auto")
+    sync_widget(keys.N_TOPICS, current if current in choices else "auto")
     st.selectbox(
         "Number of topics",
-        TOPIC_CHOICES,
+        choices,
         key=keys.N_TOPICS,
         on_change=_on_topics_number_change,
         help="auto picks the number that gives the most coherent, stable topics for this corpus. "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -20,6 +20,7 @@ import streamlit as st
 from dashboard.filters import Filters, facet_counts
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.ui import data, keys, sidebar
+from dashboard.ui.components import max_topics
 from dashboard.ui.markup import STYLE, escape_markdown
 from dashboard.ui.url import read_filters
 
@@ -112,6 +113,12 @@ def page_context() -> View:
         st.stop()
 
     filters, notices = read_filters()
+    most = max_topics(len(result.papers))
+    if filters.k is not None and filters.k > most:
+        notices.append(
+            f"number of topics: {filters.k} is more than this corpus supports (at most {most}); using auto"
+        )
+        filters = replace(filters, k=None, topic=())
     n_topics = filters.k if filters.k is not None else "auto"
     analysis, problem = _analyse(source, result.papers, n_topics)
     papers = analysis.papers if analysis is not None else result.papers

@@ -52,6 +52,9 @@ TERMS_CLEAR: Final = "terms.clear_filters"
 COMPARE_CLEAR: Final = "compare.clear_filters"
 COMPARE_PICK: Final = "compare.pick"
 COMPARE_TABLE: Final = "compare.table"  # + the filters' slug
+COMPARE_ADD_PREFIX: Final = "compare.add"  # + ids: one "Add" button per suggested paper
+TOPICS_REPRESENTATIVE_PREFIX: Final = "topics.representative"  # + topic and paper id
+PAPERS_SIMILAR_PREFIX: Final = "papers.similar"  # + paper ids: one button per similar paper
 OVERVIEW_CLEAR: Final = "overview.clear_filters"
 
 # --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------
