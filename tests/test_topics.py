@@ -213,6 +213,9 @@ def test_every_paper_one_topic_or_outlier_and_deterministic(texts: list[str], n_
 
 @pytest.mark.corpora
 @pytest.mark.slow
+@pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning"
+)  # the plain NMF, run as a user would
 def test_iclr_topics_agree_with_primary_area_better_than_plain_nmf(corpora_dir: Path) -> None:
     from sklearn.decomposition import NMF
     from sklearn.feature_extraction.text import TfidfVectorizer

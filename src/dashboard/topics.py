@@ -302,8 +302,10 @@ class TopicModel:
         self.tfidf_ = self._fit_tfidf(scanned)
         self.lsa_ = self._fit_lsa(self.tfidf_)
         self.embedding_ = self._embed(scanned, self.lsa_)
-        self.k_scores_ = self._auto_k_table(n_docs) if self.n_topics == "auto" else None
-        k = self._chosen_k(n_docs)
+        # Duplicate abstracts are one point to a clustering: never ask for more topics than points.
+        n_points = min(n_docs, len(np.unique(np.round(self.embedding_[self._fit_rows], 5), axis=0)))
+        self.k_scores_ = self._auto_k_table(n_points) if self.n_topics == "auto" else None
+        k = self._chosen_k(n_points)
         self._texts = scanned
         try:
             clustering = self._cluster(k)
@@ -379,19 +381,19 @@ class TopicModel:
         rng = np.random.default_rng(self.random_state)
         return np.sort(rng.choice(n_docs, self.max_fit_documents, replace=False))
 
-    def _chosen_k(self, n_docs: int) -> int:
-        if n_docs == 0:
+    def _chosen_k(self, n_points: int) -> int:
+        if n_points == 0:
             return 0
         if self.n_topics == "auto":
             table = self.k_scores_
             return int(table[int(np.argmax([row["score"] for row in table]))]["k"]) if table else 1
         if isinstance(self.n_topics, str) or int(self.n_topics) < 1:
             raise ValueError(f"n_topics must be a positive integer or 'auto', got {self.n_topics!r}")
-        return min(int(self.n_topics), n_docs)
+        return min(int(self.n_topics), n_points)
 
-    def _auto_k_table(self, n_docs: int) -> list[dict[str, float]]:
+    def _auto_k_table(self, n_points: int) -> list[dict[str, float]]:
         """Score each candidate k by stability across seeds plus coherence of its top terms."""
-        low, high = topic_range(n_docs)
+        low, high = topic_range(n_points)
         if high <= 1:
             return [{"k": 1, "stability": 1.0, "coherence": 0.0, "score": 1.0}]
         rng = np.random.default_rng(self.random_state)
