@@ -365,6 +365,7 @@ class TopicModel:
         guide = self._guide(texts)
         base = (normalize(np.hstack([lsa, guide])) if guide is not None else lsa).astype(np.float32)
         self._fit_rows = self._sample_rows(len(texts))
+        self.neighbours_: sp.csr_matrix | None = None
         if self.smoothing_steps and self.n_neighbors:
             sub = base[self._fit_rows]
             graph = neighbour_graph(sub, self.n_neighbors)
@@ -468,7 +469,7 @@ class TopicModel:
     def _nmf(self, k: int) -> _Clustering:
         tfidf = self.tfidf_
         matrix = tfidf
-        if getattr(self, "neighbours_", None) is not None and len(self._fit_rows) == tfidf.shape[0]:
+        if self.neighbours_ is not None and len(self._fit_rows) == tfidf.shape[0]:
             # One step only: every step multiplies the non-zeros of the matrix by about n_neighbors.
             matrix = sp.csr_matrix(normalize(tfidf + self.neighbours_ @ tfidf))
         nmf = NMF(k, init="nndsvda", random_state=self.random_state, max_iter=300)
