@@ -57,9 +57,10 @@ if len(picked) < 2:
     table_key = f"{keys.COMPARE_TABLE}.{view.filters.slug()}"
     st.dataframe(
         components.papers_table(view.filtered, columns=("title", "topic", "code_status")).assign(
+            code_status=view.filtered["code_status"].str.replace("_", " "),
             topic=view.filtered["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
             if view.analysis is not None
-            else ""
+            else "",
         ),
         key=table_key,
         on_select=partial(_on_table_pick, table_key, tuple(view.filtered["id"])),
