@@ -12,7 +12,10 @@ if components.empty_state(view, keys.PAPERS_CLEAR):
     st.stop()
 
 components.download(view.filtered, view, stem="papers", key=keys.PAPERS_FORMAT)
-components.selectable_papers(view.filtered, view, key=keys.PAPERS_TABLE)
+# The table is this page's main content: room for 20 rows before it scrolls.
+components.selectable_papers(
+    view.filtered, view, key=keys.PAPERS_TABLE, height=components.table_height(len(view.filtered), visible=20)
+)
 
 ids = set(view.papers["id"])
 paper_id = setting(keys.URL_PAPER, ids, default="")
