@@ -71,20 +71,19 @@ class TermCounts:
         *,
         ngram: int = 1,
         keep_stop_words: bool = False,
-        stop_words: bool | None = None,
     ) -> TermCounts:
         """Count the ``ngram``-word terms (1, 2 or 3) of every abstract.
 
         ``keep_stop_words`` counts function words and abstract boilerplate like any word.
-        ``stop_words`` is the same switch under the dashboard's name for it ("with stop words").
         """
         if ngram not in (1, 2, 3):
             raise ValueError(f"ngram must be 1, 2 or 3, got {ngram!r}")
-        keep = keep_stop_words if stop_words is None else stop_words
         texts = _abstracts(papers)
         # On a large corpus a term seen once is mostly noise, and the bulk of a 3-gram vocabulary.
         min_df = 2 if len(texts) >= 5_000 else 1
-        vectorizer = make_vectorizer("count", ngram_range=(ngram, ngram), stop_words=not keep, min_df=min_df)
+        vectorizer = make_vectorizer(
+            "count", ngram_range=(ngram, ngram), stop_words=not keep_stop_words, min_df=min_df
+        )
         try:
             counts = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.int32)
             terms = vectorizer.get_feature_names_out().astype(object)
@@ -93,7 +92,7 @@ class TermCounts:
             terms = np.array([], dtype=object)
         present = counts.copy()
         present.data[:] = 1
-        return cls(terms, counts, present, ngram, keep)
+        return cls(terms, counts, present, ngram, keep_stop_words)
 
     @property
     def n_papers(self) -> int:
