@@ -287,9 +287,100 @@ def run_analyze(args: argparse.Namespace) -> int:
     return exit_status(result.report)
 
 
+# ------------------------------------------------------------------------------------------- index
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
+def add_index_command(subparsers: Subparsers) -> None:
+    """``index PATH... --out DIR``: build the prebuilt index the app opens in seconds at any size."""
+    parser = subparsers.add_parser(
+        "index",
+        help="do the heavy work once: build an index directory the app opens in seconds",
+        description="Read a corpus file by file and write an index directory: the paper table, TF-IDF, "
+        "topics, research areas, the map, the Terms page's counts and the search index. Open it with "
+        "`streamlit run app.py -- --corpus DIR`. Rebuilding into the same DIR replaces the old index.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="index directory to write")
+    parser.add_argument(
+        "--topics", type=topics_argument, default="auto", metavar="K|auto", help="number of topics (auto)"
+    )
+    parser.add_argument(
+        "--taxonomy", type=Path, metavar="FILE", help="your own research-area taxonomy (TOML)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same topics)")
+    parser.add_argument(
+        "--fit-size",
+        type=positive_int,
+        default=30_000,
+        metavar="N",
+        help="fit the topic model on a seeded sample of N papers and assign the rest to its topics (30000)",
+    )
+    parser.add_argument(
+        "--workers", type=positive_int, default=None, metavar="N", help="processes that read and count (CPUs)"
+    )
+    parser.set_defaults(run=run_index)
+
+
+def run_index(args: argparse.Namespace) -> int:
+    """Build the index; print what it holds; the exit status (1 when some input was skipped)."""
+    from dashboard.areas import TaxonomyError, load_taxonomy
+    from dashboard.index import IndexBuildError, IndexOutputError, build_index, read_report
+
+    try:
+        load_taxonomy(args.taxonomy)
+    except TaxonomyError as error:
+        print(f"paper-dashboard: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        manifest = build_index(
+            args.paths,
+            args.out,
+            n_topics=args.topics,
+            taxonomy=args.taxonomy,
+            random_state=args.seed,
+            fit_size=args.fit_size,
+            workers=args.workers,
+            progress=lambda message: print(message, file=sys.stderr),
+        )
+    except IndexOutputError as error:
+        print(f"paper-dashboard: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except IndexBuildError as error:
+        print(f"paper-dashboard: {error}", file=sys.stderr)
+        return EXIT_SKIPPED
+    except OSError as error:
+        print(f"paper-dashboard: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    size = sum(f["bytes"] for f in manifest["files"].values())
+    report = read_report(args.out)
+    print_report(report, sys.stderr)
+    print(
+        f"{manifest['papers']:,} papers, {manifest['topics']} topics (fitted on {manifest['fit_papers']:,}), "
+        f"{size / 1e6:,.1f} MB in {args.out}, built in {manifest['build_seconds']:.1f} s"
+    )
+    print(f"open it with: streamlit run app.py -- --corpus {args.out}")
+    return exit_status(report)
+
+
 # -------------------------------------------------------------------------------------------- main
 
-SUBCOMMANDS: list[Callable[[Subparsers], None]] = [add_parse_command, add_stats_command, add_analyze_command]
+SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
+    add_parse_command,
+    add_stats_command,
+    add_analyze_command,
+    add_index_command,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

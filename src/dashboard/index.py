@@ -1,0 +1,979 @@
+"""A prebuilt index: the dashboard's heavy work done once, so the app opens any corpus in seconds.
+
+    paper-dashboard index papers/ --out papers.index        # build (file by file, see dashboard.indexing)
+    streamlit run app.py -- --corpus papers.index           # the app opens it instead of the raw files
+
+An index is a directory. Everything in it is plain data (Arrow, Parquet, NumPy ``.npy``, JSON, TOML):
+nothing is pickled, so opening an index never runs code from it. Arrays and the paper table are
+memory-mapped, so opening costs milliseconds per gigabyte and pages are read only when used.
+
+Format 1 (``manifest.json`` says which; a reader refuses any other version with a clear message)::
+
+    manifest.json          format, version, package version, corpus digest, sizes, build time, settings,
+                           every file's size and SHA-256, and ``digest`` (the cache key of the index)
+    papers.arrow           the paper table with the analysis columns (Arrow IPC file, uncompressed:
+                           memory-mapped; list columns as Arrow lists, links as list<struct<url, kind>>)
+    topics.parquet         topic, label, size, top_terms (list<struct<term, weight>>), representative_ids
+    report.json            the load report (per file: papers read, records skipped and warnings)
+    taxonomy.toml          the research-area taxonomy the areas were assigned with
+    tfidf/                 TF-IDF matrix (CSR: data.npy float32, indices.npy, indptr.npy) and terms.parquet
+                           (term, idf): the similarity structure behind "most similar papers"
+    lsa.npy, embedding.npy per paper, the LSA vector and the topic model's embedding (float32)
+    area_scores.npy        per paper, the research-area keyword scores
+    fit_rows.npy           the papers the topic model was fitted on (all of them up to ``fit_size``)
+    terms/1, terms/2, terms/3   counts of 1-, 2- and 3-word terms per paper (CSR int32) and terms.arrow:
+                           the Terms page's counts (stop words removed)
+    search/                the search's inverted index: words.arrow (sorted), indptr.npy, indices.npy
+                           (papers per word), odd_rows.npy (see dashboard.wordindex)
+
+An index is trusted local data produced by this tool: it is read with ``allow_pickle=False`` and
+Arrow readers, and checked against its manifest (sizes always; checksums with ``verify=True``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import scipy.sparse as sp
+
+from dashboard import __version__, corpus, similarity
+from dashboard.analysis import Analysis, paper_texts
+from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
+from dashboard.filters import search_text
+from dashboard.indexing import (
+    TERM_NGRAMS,
+    TopicTransform,
+    column_mapping,
+    count_partition,
+    remap_columns,
+    select_vocabulary,
+    term_counts_min_df,
+    tfidf_rows,
+)
+from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
+from dashboard.terms import TermCounts
+from dashboard.topics import TopicModel
+from dashboard.wordindex import WordIndex
+
+FORMAT = "paper-dashboard-index"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+DEFAULT_FIT_SIZE = 30_000
+DEFAULT_PARTITION_SIZE = 50_000
+
+Progress = Callable[[str], None]
+
+
+class IndexFormatError(Exception):
+    """An index that cannot be opened; the message names the file and says what to do."""
+
+
+class IndexBuildError(Exception):
+    """An index that cannot be built from these inputs (too few papers)."""
+
+
+class IndexOutputError(IndexBuildError):
+    """The output directory exists and is not an index: it is not ours to replace."""
+
+
+# ------------------------------------------------------------------------------------------ the table
+
+_STR = pa.large_string()
+_STR_LIST = pa.list_(pa.large_string())
+_LINKS = pa.list_(pa.struct([("url", _STR), ("kind", _STR)]))
+# Arrow types of the known columns: explicit, so a partition where every list is empty still has the
+# same schema as the others (Arrow would infer list<null>).
+COLUMN_TYPES: dict[str, pa.DataType] = {
+    **{name: _STR for name in ("id", "source", "venue", "title", "abstract", "abstract_clean", "code_url")},
+    **{name: _STR for name in ("github_repo", "code_status", "url", "pdf_url", "primary_area", "decision")},
+    "topic_label": _STR,
+    **{name: pa.int64() for name in ("position", "year", "n_words", "topic")},
+    "title_is_derived": pa.bool_(),
+    "is_outlier": pa.bool_(),
+    **{name: pa.float64() for name in ("topic_weight", "x", "y")},
+    **{name: _STR_LIST for name in ("method_names", "datasets", "authors", "keywords", "areas")},
+    "links": _LINKS,
+}
+_LIST_DEFAULT_COLUMNS = {name for name, kind in COLUMN_TYPES.items() if pa.types.is_list(kind)}
+
+
+def _arrow_column(values: pd.Series) -> pa.Array:
+    kind = COLUMN_TYPES.get(str(values.name))
+    if kind is None:
+        return pa.Array.from_pandas(values)
+    return pa.array(values.to_numpy(dtype=object), type=kind, from_pandas=True)
+
+
+def table_to_arrow(papers: pd.DataFrame, columns: Sequence[str] | None = None) -> pa.Table:
+    """The paper table as Arrow with the index's column types; ``columns`` adds missing ones as defaults."""
+    names = list(columns) if columns is not None else list(papers.columns)
+    arrays = []
+    for name in names:
+        if name in papers.columns:
+            arrays.append(_arrow_column(papers[name]))
+            continue
+        kind = COLUMN_TYPES.get(name, pa.null())
+        # What corpus.load gives rows of a file that lacks an optional column: "" or an empty list.
+        default: Any = [] if name in _LIST_DEFAULT_COLUMNS else ("" if kind == _STR else None)
+        arrays.append(pa.array([default] * len(papers), type=kind))
+    return pa.table(arrays, names=names)
+
+
+def _python_lists(column: pa.ChunkedArray) -> np.ndarray:
+    """A list column as an object array of Python lists (dicts for structs), vectorised per chunk."""
+    out = np.empty(len(column), dtype=object)
+    start = 0
+    for chunk in column.chunks:
+        offsets = np.asarray(chunk.offsets)
+        flat = chunk.values
+        if pa.types.is_struct(flat.type):
+            fields = [f.name for f in flat.type]
+            parts = [flat.field(i).to_numpy(zero_copy_only=False) for i in range(len(fields))]
+            items = np.empty(len(flat), dtype=object)
+            items[:] = [dict(zip(fields, row, strict=True)) for row in zip(*parts, strict=True)]
+        else:
+            items = flat.to_numpy(zero_copy_only=False)
+        valid = np.asarray(chunk.is_valid())
+        lists = [
+            items[a:b].tolist() for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)
+        ]
+        block = np.empty(len(chunk), dtype=object)
+        block[:] = lists
+        block[~valid] = None
+        out[start : start + len(chunk)] = block
+        start += len(chunk)
+    return out
+
+
+def arrow_to_table(table: pa.Table) -> pd.DataFrame:
+    """The paper table from Arrow: text columns stay Arrow-backed (zero copy), lists become Python lists."""
+    list_names = [f.name for f in table.schema if pa.types.is_list(f.type)]
+    frame = table.drop_columns(list_names).to_pandas()
+    for name in list_names:
+        frame[name] = pd.Series(_python_lists(table.column(name)), index=frame.index, dtype=object)
+    if "year" in frame.columns:
+        frame["year"] = frame["year"].astype("Int64")
+    return frame[table.column_names]
+
+
+def _column_order(names: Sequence[str]) -> list[str]:
+    """Schema order (core, optional, then the others as first seen, analysis columns last)."""
+    known = [c for c in (*CORE_COLUMNS, *OPTIONAL_COLUMNS) if c in names]
+    return known + [c for c in names if c not in known]
+
+
+# ------------------------------------------------------------------------------------------ arrays
+
+
+def _save_csr_npz(path: Path, matrix: sp.csr_matrix) -> None:
+    sp.save_npz(path, sp.csr_matrix(matrix), compressed=False)
+
+
+def _load_npz(path: Path) -> sp.csr_matrix:
+    return sp.csr_matrix(sp.load_npz(path))
+
+
+class _CsrWriter:
+    """Writes a CSR matrix row block by row block (``data``/``indices`` streamed to disk)."""
+
+    def __init__(self, directory: Path, n_columns: int, dtype: type) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.n_columns = n_columns
+        self.dtype = np.dtype(dtype)
+        self.data = open(directory / "data.raw", "wb")  # noqa: SIM115 (closed in finish)
+        self.indices = open(directory / "indices.raw", "wb")  # noqa: SIM115
+        self.row_lengths: list[np.ndarray] = []
+        self.nnz = 0
+
+    def append(self, block: sp.csr_matrix) -> None:
+        block = sp.csr_matrix(block)
+        block.sort_indices()
+        self.data.write(np.ascontiguousarray(block.data, dtype=self.dtype).tobytes())
+        self.indices.write(np.ascontiguousarray(block.indices, dtype=np.int32).tobytes())
+        self.row_lengths.append(np.diff(block.indptr))
+        self.nnz += block.nnz
+
+    def finish(self) -> dict[str, Any]:
+        self.data.close()
+        self.indices.close()
+        index_type = np.int32 if self.nnz < 2**31 else np.int64
+        lengths = np.concatenate(self.row_lengths) if self.row_lengths else np.zeros(0, dtype=np.int64)
+        indptr = np.zeros(len(lengths) + 1, dtype=index_type)
+        np.cumsum(lengths, out=indptr[1:])
+        np.save(self.directory / "indptr.npy", indptr)
+        _raw_to_npy(self.directory / "data.raw", self.directory / "data.npy", self.dtype, self.nnz)
+        _raw_to_npy(
+            self.directory / "indices.raw", self.directory / "indices.npy", np.dtype(np.int32), self.nnz
+        )
+        return {"shape": [len(lengths), self.n_columns], "nnz": int(self.nnz)}
+
+
+def _raw_to_npy(raw: Path, target: Path, dtype: np.dtype, length: int) -> None:
+    """Prefix raw array bytes with a .npy header (one sequential copy)."""
+    with open(target, "wb") as out:
+        np.lib.format.write_array_header_1_0(
+            out, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (length,)}
+        )
+        with open(raw, "rb") as source:
+            shutil.copyfileobj(source, out, 1 << 24)
+    raw.unlink()
+
+
+def _load_csr(directory: Path, shape: Sequence[int]) -> sp.csr_matrix:
+    arrays = [_load_npy(directory / f"{name}.npy") for name in ("data", "indices", "indptr")]
+    return sp.csr_matrix(tuple(arrays), shape=tuple(shape), copy=False)
+
+
+def _load_npy(path: Path) -> np.ndarray:
+    try:
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+
+
+def _write_arrow(table: pa.Table, path: Path) -> None:
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _read_arrow(path: Path) -> pa.Table:
+    try:
+        return pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+    except (OSError, pa.ArrowInvalid) as error:
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+
+
+# ------------------------------------------------------------------------------------------ manifest
+
+
+def is_index(path: str | Path) -> bool:
+    """True when ``path`` is a directory holding an index manifest (of any version)."""
+    manifest = Path(path) / MANIFEST
+    if not manifest.is_file():
+        return False
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8")).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    """The manifest of the index at ``path``; IndexFormatError when missing, unreadable or another version."""
+    file = Path(path) / MANIFEST
+    try:
+        manifest = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IndexFormatError(
+            f"{file}: missing: {path} is not an index (build one with `paper-dashboard index`)"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise IndexFormatError(f"{file}: unreadable ({error}); rebuild the index") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise IndexFormatError(f"{file}: not a paper-dashboard index manifest")
+    version = manifest.get("format_version")
+    if version != FORMAT_VERSION:
+        raise IndexFormatError(
+            f"{file}: index format {version!r}, but this paper-dashboard ({__version__}) reads format "
+            f"{FORMAT_VERSION}: rebuild it with `paper-dashboard index ... --out {path}`"
+        )
+    return manifest
+
+
+def _manifest_digest(manifest: Mapping[str, Any]) -> str:
+    body = {key: value for key, value in manifest.items() if key != "digest"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 24), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def check_files(path: str | Path, manifest: Mapping[str, Any], *, verify: bool = False) -> None:
+    """Every file the manifest lists is there with its size (and, with ``verify``, its SHA-256)."""
+    root = Path(path)
+    for name, facts in manifest.get("files", {}).items():
+        file = root / name
+        if not file.is_file():
+            raise IndexFormatError(f"{file}: missing from the index; rebuild it")
+        size = file.stat().st_size
+        if size != facts.get("bytes"):
+            raise IndexFormatError(
+                f"{file}: {size:,} bytes where the manifest says {facts.get('bytes'):,}: "
+                "the index is damaged; rebuild it"
+            )
+        if verify and _file_sha256(file) != facts.get("sha256"):
+            raise IndexFormatError(f"{file}: content differs from the manifest's checksum; rebuild the index")
+
+
+# ------------------------------------------------------------------------------------------ opening
+
+
+class _Positions(Mapping[str, int]):
+    """Paper id -> row, backed by a pandas Index (a dict of a million ids costs seconds and 100 MB)."""
+
+    def __init__(self, ids: pd.Series) -> None:
+        self.index = pd.Index(ids.astype("str").to_numpy(dtype=object))
+
+    def __getitem__(self, paper_id: str) -> int:
+        position = self.index.get_loc(paper_id)
+        if not isinstance(position, int | np.integer):
+            raise KeyError(paper_id)
+        return int(position)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+@dataclass(frozen=True)
+class StoredModel:
+    """What an index keeps of the fitted topic model: what `Analysis` similarity queries read."""
+
+    tfidf_: sp.csr_matrix
+    lsa_: np.ndarray
+    embedding_: np.ndarray
+    terms_: np.ndarray
+    idf_: np.ndarray
+    n_topics_: int
+    topic_labels_: list[str]
+
+
+@dataclass(frozen=True)
+class PaperIndex:
+    """An opened index: the paper table, its load report and analysis, search and term counts."""
+
+    path: Path
+    manifest: dict[str, Any]
+    papers: pd.DataFrame
+    report: corpus.LoadReport
+    analysis: Analysis
+    words: WordIndex
+    _term_counts: dict[int, TermCounts] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def digest(self) -> str:
+        """The index's cache key: changes whenever the corpus or any file of the index does."""
+        return str(self.manifest["digest"])
+
+    def search(self, q: str) -> np.ndarray:
+        """Which papers match the search ``q`` (same rules as `filters.search_mask`), from the index."""
+        return self.words.mask(q)
+
+    def term_counts(self, ngram: int) -> TermCounts:
+        """The Terms page's counts of ``ngram``-word terms (stop words removed), memory-mapped."""
+        if ngram not in self._term_counts:
+            facts = self.manifest["arrays"][f"terms/{ngram}"]
+            directory = self.path / "terms" / str(ngram)
+            counts = _load_csr(directory, facts["shape"])
+            present = sp.csr_matrix(
+                (np.ones(counts.nnz, dtype=np.int8), counts.indices, counts.indptr),
+                shape=counts.shape,
+                copy=False,
+            )
+            terms = _read_arrow(directory / "terms.arrow").column("term").to_numpy().astype(object)
+            self._term_counts[ngram] = TermCounts(terms, counts, present, ngram, False)
+        return self._term_counts[ngram]
+
+
+def _read_topics(path: Path) -> pd.DataFrame:
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowInvalid) as error:
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+    frame = table.to_pandas()
+    frame["top_terms"] = [
+        [(str(t["term"]), float(t["weight"])) for t in terms] for terms in frame["top_terms"]
+    ]
+    frame["representative_ids"] = [[str(i) for i in ids] for ids in frame["representative_ids"]]
+    frame["label"] = frame["label"].astype("str")
+    return frame.astype({"topic": "int64", "size": "int64"})
+
+
+def read_report(path: str | Path) -> corpus.LoadReport:
+    """The load report kept in an index (``report.json`` of the directory ``path``)."""
+    return _read_report(Path(path) / "report.json")
+
+
+def _read_report(path: Path) -> corpus.LoadReport:
+    try:
+        files = json.loads(path.read_text(encoding="utf-8"))["files"]
+        return corpus.LoadReport(
+            [
+                corpus.FileReport(
+                    **{
+                        **entry,
+                        "skipped": [corpus.Problem(**p) for p in entry["skipped"]],
+                        "warnings": [corpus.Problem(**p) for p in entry["warnings"]],
+                    }
+                )
+                for entry in files
+            ]
+        )
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+
+
+def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
+    """Open the index at ``path`` (memory-mapped: seconds whatever its size).
+
+    Raises IndexFormatError naming the file when the index is of another format version, or a file is
+    missing, truncated or (with ``verify``) altered.
+    """
+    root = Path(path)
+    manifest = read_manifest(root)
+    check_files(root, manifest, verify=verify)
+    try:
+        papers = arrow_to_table(_read_arrow(root / "papers.arrow"))
+    except (pa.ArrowInvalid, ValueError, KeyError) as error:
+        raise IndexFormatError(
+            f"{root / 'papers.arrow'}: cannot be read ({error}); rebuild the index"
+        ) from None
+    arrays = manifest["arrays"]
+    tfidf = _load_csr(root / "tfidf", arrays["tfidf"]["shape"])
+    terms = pq.read_table(root / "tfidf" / "terms.parquet")
+    topics = _read_topics(root / "topics.parquet")
+    taxonomy = parse_taxonomy((root / "taxonomy.toml").read_text(encoding="utf-8"), manifest["taxonomy"])
+    model = StoredModel(
+        tfidf_=tfidf,
+        lsa_=_load_npy(root / "lsa.npy"),
+        embedding_=_load_npy(root / "embedding.npy"),
+        terms_=terms.column("term").to_numpy().astype(object),
+        idf_=terms.column("idf").to_numpy(),
+        n_topics_=int(manifest["topics"]),
+        topic_labels_=[str(label) for label in topics.loc[topics["topic"] != OUTLIER_TOPIC, "label"]],
+    )
+    positions = _Positions(papers["id"])
+    analysis = Analysis(papers, topics, model, taxonomy, positions)  # type: ignore[arg-type]
+    search = root / "search"
+    columns = ["title", "abstract_clean", "method_names"]
+
+    def texts_of(rows: np.ndarray) -> pd.Series:
+        return search_text(papers.iloc[rows][columns])
+
+    words = WordIndex(
+        words=_read_arrow(search / "words.arrow").column("word").combine_chunks(),
+        indptr=_load_npy(search / "indptr.npy"),
+        indices=_load_npy(search / "indices.npy"),
+        odd_rows=np.asarray(_load_npy(search / "odd_rows.npy")),
+        n_papers=len(papers),
+        texts_of=texts_of,
+    )
+    return PaperIndex(root, manifest, papers, _read_report(root / "report.json"), analysis, words)
+
+
+# ------------------------------------------------------------------------------------------ building
+
+
+def _taxonomy_text(taxonomy: str | Path | None) -> tuple[str, str]:
+    if taxonomy is None:
+        text = (
+            resources.files("dashboard").joinpath("data", DEFAULT_TAXONOMY_NAME).read_text(encoding="utf-8")
+        )
+        return text, DEFAULT_TAXONOMY_NAME
+    path = Path(taxonomy)
+    return path.read_text(encoding="utf-8-sig"), str(path)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One partition of the paper table, as the count step left it on disk."""
+
+    directory: Path
+    rows: int
+
+
+def _read_file(task: tuple[str, int, str, int]) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+    """Map step 0 for one file (in a worker process): load it and cut its table into partitions."""
+    path, number, work, partition_size = task
+    result = corpus.load([path])
+    report = dataclasses.asdict(result.report.files[0]) if result.report.files else {}
+    parts = []
+    papers = result.papers
+    for chunk, start in enumerate(range(0, len(papers), partition_size)):
+        directory = Path(work) / f"{number:05d}-{chunk:04d}"
+        directory.mkdir(parents=True)
+        _write_arrow(table_to_arrow(papers.iloc[start : start + partition_size]), directory / "papers.arrow")
+        parts.append((str(directory), min(partition_size, len(papers) - start)))
+    return report, parts
+
+
+def _count_part(task: tuple[str, str, str]) -> None:
+    """Map step 1 for one partition (in a worker process): count it and write what it learnt."""
+    directory, taxonomy_text, taxonomy_name = Path(task[0]), task[1], task[2]
+    papers = arrow_to_table(
+        _read_arrow(directory / "papers.arrow").select(
+            ["title", "title_is_derived", "abstract_clean", "method_names"]
+        )
+    )
+    counts = count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
+    _write_arrow(pa.table({"term": pa.array(counts.vocabulary, type=_STR)}), directory / "vocabulary.arrow")
+    _save_csr_npz(directory / "abstract_counts.npz", counts.abstract_counts)
+    _save_csr_npz(directory / "topic_counts.npz", counts.topic_counts)
+    np.save(directory / "area_scores.npy", counts.area_scores)
+    _write_arrow(pa.table({"word": counts.words.words}), directory / "words.arrow")
+    np.savez(directory / "postings.npz", indptr=counts.words.indptr, indices=counts.words.indices)
+    np.save(directory / "odd_rows.npy", counts.words.odd_rows)
+
+
+def _read_files(
+    items: list[Path | corpus.FileReport], work: Path, partition_size: int, pool: ProcessPoolExecutor | None
+) -> tuple[corpus.LoadReport, list[_Part]]:
+    tasks = [
+        (str(item), number, str(work), partition_size)
+        for number, item in enumerate(items)
+        if isinstance(item, Path)
+    ]
+    if pool is not None and len(tasks) > 1:
+        results = list(pool.map(_read_file, tasks))
+    else:
+        results = [_read_file(task) for task in tasks]
+    by_item = iter(results)
+    files: list[corpus.FileReport] = []
+    parts: list[_Part] = []
+    for item in items:
+        if isinstance(item, corpus.FileReport):
+            files.append(item)
+            continue
+        report, item_parts = next(by_item)
+        if report:
+            report["skipped"] = [corpus.Problem(**p) for p in report["skipped"]]
+            report["warnings"] = [corpus.Problem(**p) for p in report["warnings"]]
+            files.append(corpus.FileReport(**report))
+        parts.extend(_Part(Path(directory), rows) for directory, rows in item_parts)
+    return corpus.LoadReport(files), parts
+
+
+def _unique_ids(parts: list[_Part], report: corpus.LoadReport) -> np.ndarray:
+    """Paper ids unique across files, as one `corpus.load` of all files makes them (``x``, ``x-2``...)."""
+    ids = np.concatenate(
+        [_read_arrow(p.directory / "papers.arrow").column("id").to_numpy(zero_copy_only=False) for p in parts]
+    ).astype(object)
+    duplicated = pd.Index(ids).duplicated(keep="first")
+    if not duplicated.any():
+        return ids
+    seen = set(ids.tolist())
+    sources = np.concatenate(
+        [
+            _read_arrow(p.directory / "papers.arrow").column("source").to_numpy(zero_copy_only=False)
+            for p in parts
+        ]
+    )
+    reports = {f.source: f for f in report.files}
+    for row in np.flatnonzero(duplicated):
+        n = 2
+        while f"{ids[row]}-{n}" in seen:
+            n += 1
+        unique = f"{ids[row]}-{n}"
+        seen.add(unique)
+        file = reports.get(str(sources[row]))
+        if file is not None:
+            if len(file.warnings) < corpus.MAX_PROBLEMS_PER_FILE:
+                message = f"id {ids[row]!r} already used in another file: this paper is {unique!r}"
+                file.warnings.append(corpus.Problem(file.source, f"paper {row + 1}", message))
+            file.n_warnings += 1
+        ids[row] = unique
+    return ids
+
+
+def _read_rows(parts: list[_Part], rows: np.ndarray, columns: list[str]) -> pd.DataFrame:
+    """The given global rows (sorted) of some columns, read partition by partition."""
+    frames = []
+    start = 0
+    for part in parts:
+        local = rows[(rows >= start) & (rows < start + part.rows)] - start
+        if len(local):
+            table = _read_arrow(part.directory / "papers.arrow").select(columns).take(pa.array(local))
+            frames.append(arrow_to_table(table))
+        start += part.rows
+    return pd.concat(frames, ignore_index=True)
+
+
+def _vocabularies(parts: list[_Part], n_papers: int) -> dict[int, pa.Array]:
+    """The Terms page's vocabularies: terms of 1, 2 and 3 words in at least min_df abstracts (reduce)."""
+    tables = []
+    for part in parts:
+        counts = _load_npz(part.directory / "abstract_counts.npz")
+        frequency = np.bincount(counts.indices, minlength=counts.shape[1])
+        terms = _read_arrow(part.directory / "vocabulary.arrow").column("term")
+        used = np.flatnonzero(frequency > 0)
+        tables.append(
+            pa.table({"term": terms.take(pa.array(used)), "df": pa.array(frequency[used], pa.int64())})
+        )
+    total = pa.concat_tables(tables).group_by("term").aggregate([("df", "sum")])
+    terms = total.column("term")
+    spaces = np.asarray(pc.count_substring(terms, " "))
+    frequency = np.asarray(total.column("df_sum"))
+    min_df = term_counts_min_df(n_papers)
+    return {
+        n: select_vocabulary(terms.filter(pa.array(spaces == n - 1)), frequency[spaces == n - 1], min_df)
+        for n in TERM_NGRAMS
+    }
+
+
+def _fit(
+    parts: list[_Part], n_papers: int, settings: dict[str, Any], taxonomy: Taxonomy
+) -> tuple[TopicModel, np.ndarray]:
+    """Step 2: the topic model on a seeded sample (all papers up to fit_size), as `analyze` fits it."""
+    fit_size = int(settings["fit_size"])
+    if n_papers <= fit_size:
+        rows = np.arange(n_papers)
+    else:
+        rng = np.random.default_rng(settings["random_state"])
+        rows = np.sort(rng.choice(n_papers, fit_size, replace=False))
+    sample = _read_rows(parts, rows, ["title", "title_is_derived", "abstract_clean"])
+    model = TopicModel(
+        n_topics=settings["n_topics"],
+        method="kmeans",
+        random_state=settings["random_state"],
+        taxonomy=taxonomy,
+    ).fit(paper_texts(sample))
+    return model, rows
+
+
+def _topics_table(model: TopicModel, labels: np.ndarray, sample_ids: np.ndarray) -> pd.DataFrame:
+    """Topic, label, size (over every paper), top terms, representative papers (of the sample)."""
+    sizes = np.bincount(labels[labels >= 0], minlength=model.n_topics_)
+    rows = [
+        {
+            "topic": topic,
+            "label": model.topic_labels_[topic],
+            "size": int(sizes[topic]),
+            "top_terms": list(model.top_terms_[topic]),
+            "representative_ids": [str(sample_ids[i]) for i in model.representative_docs_[topic]],
+        }
+        for topic in range(model.n_topics_)
+    ]
+    n_outliers = int((labels < 0).sum())
+    if n_outliers:
+        rows.append(
+            {
+                "topic": OUTLIER_TOPIC,
+                "label": OUTLIER_LABEL,
+                "size": n_outliers,
+                "top_terms": [],
+                "representative_ids": [],
+            }
+        )
+    return pd.DataFrame(rows, columns=["topic", "label", "size", "top_terms", "representative_ids"])
+
+
+def _write_topics(topics: pd.DataFrame, path: Path) -> None:
+    term = pa.struct([("term", _STR), ("weight", pa.float64())])
+    table = pa.table(
+        {
+            "topic": pa.array(topics["topic"], pa.int64()),
+            "label": pa.array(topics["label"], _STR),
+            "size": pa.array(topics["size"], pa.int64()),
+            "top_terms": pa.array(
+                [[{"term": t, "weight": w} for t, w in terms] for terms in topics["top_terms"]],
+                pa.list_(term),
+            ),
+            "representative_ids": pa.array(list(topics["representative_ids"]), _STR_LIST),
+        }
+    )
+    pq.write_table(table, path)
+
+
+def _merge_words(parts: list[_Part], out: Path) -> dict[str, Any]:
+    """Reduce: one inverted index from the partitions': a sorted union of words, posting lists joined.
+
+    Each word's papers are placed partition after partition (rows grow), so nothing is sorted again
+    and memory stays at the output plus one partition.
+    """
+    vocabularies = [_read_arrow(p.directory / "words.arrow").column("word").combine_chunks() for p in parts]
+    words = pc.unique(pa.chunked_array(vocabularies, type=_STR).combine_chunks())
+    words = words.take(pc.sort_indices(words))
+    global_words = [np.asarray(pc.index_in(v, value_set=words), dtype=np.int64) for v in vocabularies]
+    lengths = np.zeros(len(words), dtype=np.int64)
+    for part, mapped in zip(parts, global_words, strict=True):
+        with np.load(part.directory / "postings.npz", allow_pickle=False) as postings:
+            lengths[mapped] += np.diff(postings["indptr"])
+    nnz = int(lengths.sum())
+    index_type = np.int32 if nnz < 2**31 else np.int64
+    indptr = np.zeros(len(words) + 1, dtype=index_type)
+    np.cumsum(lengths, out=indptr[1:])
+    directory = out / "search"
+    directory.mkdir()
+    indices = _new_dense(directory / "indices.npy", (nnz,), np.int32)  # type: ignore[arg-type]
+    cursor = indptr[:-1].astype(np.int64)
+    start = 0
+    odd = []
+    for part, mapped in zip(parts, global_words, strict=True):
+        with np.load(part.directory / "postings.npz", allow_pickle=False) as postings:
+            local_indptr, local_indices = postings["indptr"], postings["indices"]
+        counts = np.diff(local_indptr)
+        entry_word = np.repeat(mapped, counts)
+        within = np.arange(len(local_indices)) - np.repeat(local_indptr[:-1], counts)
+        indices[cursor[entry_word] + within] = local_indices + start
+        cursor[mapped] += counts
+        odd.append(np.load(part.directory / "odd_rows.npy") + start)
+        start += part.rows
+    indices.flush()
+    del indices
+    _write_arrow(pa.table({"word": words}), directory / "words.arrow")
+    np.save(directory / "indptr.npy", indptr)
+    np.save(directory / "odd_rows.npy", np.concatenate(odd).astype(np.int64))
+    return {"shape": [len(words), start], "nnz": nnz}
+
+
+def _new_dense(path: Path, shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
+    return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+
+
+def build_index(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    *,
+    n_topics: int | str = "auto",
+    taxonomy: str | Path | None = None,
+    random_state: int = 0,
+    fit_size: int = DEFAULT_FIT_SIZE,
+    partition_size: int = DEFAULT_PARTITION_SIZE,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Build an index of the corpus at ``paths`` into the directory ``out``; returns its manifest.
+
+    Files are counted in parallel (``workers``, default: the CPUs), the topic model is fitted on at most
+    ``fit_size`` papers and every other paper is assigned to its topics. ``out`` is replaced only
+    when it is an index already (or absent/empty); the new index appears there complete or not at all.
+    """
+    say = progress or (lambda message: None)
+    started = time.perf_counter()
+    target = Path(out)
+    if target.exists() and not is_index(target) and (not target.is_dir() or any(target.iterdir())):
+        raise IndexOutputError(f"{target}: exists and is not an index; choose another --out or remove it")
+    workers = workers if workers is not None else max(1, min(os.cpu_count() or 1, 4))
+    tax_text, tax_name = _taxonomy_text(taxonomy)
+    tax = parse_taxonomy(tax_text, tax_name)
+    settings = {"n_topics": n_topics, "random_state": random_state, "fit_size": fit_size}
+    work = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "parts").mkdir(parents=True)
+    pool = None
+    if workers > 1:
+        # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        say("reading files")
+        items = corpus.input_files(paths)
+        report, parts = _read_files(items, work / "parts", partition_size, pool)
+        n_papers = sum(p.rows for p in parts)
+        if n_papers < 2:
+            raise IndexBuildError(f"{n_papers} papers read ({report.summary()}): an index needs at least two")
+        ids = _unique_ids(parts, report)
+        # The count map runs in the workers while this process fits the topic model.
+        tasks = [(str(part.directory), tax_text, tax_name) for part in parts]
+        counting = [pool.submit(_count_part, task) for task in tasks] if pool is not None else []
+        say(f"counting terms of {n_papers:,} papers; fitting topics on {min(n_papers, fit_size):,} of them")
+        model, fit_rows = _fit(parts, n_papers, settings, tax)
+        if pool is None:
+            for task in tasks:
+                _count_part(task)
+        for future in counting:
+            future.result()
+        say("assigning topics, writing term counts")
+        manifest = _write_index(work, parts, ids, model, fit_rows, tax, report)
+        manifest.update(
+            {
+                "corpus_digest": corpus.digest_paths(paths),
+                "sources": [str(p) for p in paths],
+                "taxonomy": tax_name,
+                "settings": settings,
+                "report_summary": report.summary(),
+                "skipped": sum(f.n_skipped for f in report.files),
+            }
+        )
+        shutil.rmtree(work / "parts")
+        (work / "taxonomy.toml").write_text(tax_text, encoding="utf-8")
+        manifest["build_seconds"] = round(time.perf_counter() - started, 2)
+        manifest["built_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        manifest["files"] = {
+            str(file.relative_to(work)): {"bytes": file.stat().st_size, "sha256": _file_sha256(file)}
+            for file in sorted(work.rglob("*"))
+            if file.is_file()
+        }
+        manifest = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "package_version": __version__,
+            **manifest,
+        }
+        manifest["digest"] = _manifest_digest(manifest)
+        (work / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=False), encoding="utf-8")
+        if target.exists():
+            shutil.rmtree(target)
+        work.rename(target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    say(f"index written to {target} in {manifest['build_seconds']:.1f} s")
+    return manifest
+
+
+def _write_index(
+    work: Path,
+    parts: list[_Part],
+    ids: np.ndarray,
+    model: TopicModel,
+    fit_rows: np.ndarray,
+    taxonomy: Taxonomy,
+    report: corpus.LoadReport,
+) -> dict[str, Any]:
+    """Step 3 and the writes: assign every partition, then the map, the table and the reductions."""
+    n_papers = len(ids)
+    whole = len(fit_rows) == n_papers  # the model saw every paper: take its results as they are
+    transform = None if whole else TopicTransform.from_model(model)
+    terms = model.terms_
+    idf = model.vectorizer_.idf_ if model.vectorizer_ is not None else np.ones(len(terms))
+    vocabularies = _vocabularies(parts, n_papers)
+    lsa = _new_dense(work / "lsa.npy", (n_papers, model.lsa_.shape[1]))
+    embedding = _new_dense(work / "embedding.npy", (n_papers, model.embedding_.shape[1]))
+    scores = _new_dense(work / "area_scores.npy", (n_papers, len(taxonomy.areas)))
+    doc_topic = np.zeros((n_papers, model.doc_topic_.shape[1]), dtype=np.float64)
+    topic = np.zeros(n_papers, dtype=np.int64)
+    weight = np.zeros(n_papers, dtype=np.float64)
+    outlier = np.zeros(n_papers, dtype=bool)
+    tfidf_writer = _CsrWriter(work / "tfidf", len(terms), np.float32)
+    term_writers = {
+        n: _CsrWriter(work / "terms" / str(n), len(vocabularies[n]), np.int32) for n in TERM_NGRAMS
+    }
+    in_sample = np.zeros(n_papers, dtype=bool)
+    in_sample[fit_rows] = True
+    sample_position = np.full(n_papers, -1, dtype=np.int64)
+    sample_position[fit_rows] = np.arange(len(fit_rows))
+    start = 0
+    for part in parts:
+        rows = np.arange(start, start + part.rows)
+        vocabulary = _read_arrow(part.directory / "vocabulary.arrow").column("term").to_pylist()
+        abstract_counts = _load_npz(part.directory / "abstract_counts.npz")
+        for n in TERM_NGRAMS:
+            mapping = column_mapping(vocabulary, vocabularies[n])
+            term_writers[n].append(remap_columns(abstract_counts, mapping, len(vocabularies[n])))
+        scores[rows] = np.load(part.directory / "area_scores.npy")
+        if whole:
+            tfidf_writer.append(model.tfidf_[rows])
+        else:
+            counts = remap_columns(
+                _load_npz(part.directory / "topic_counts.npz"), column_mapping(vocabulary, terms), len(terms)
+            )
+            tfidf = tfidf_rows(counts, idf)
+            tfidf_writer.append(tfidf)
+            assigned = transform.assign(tfidf, scores[rows])  # type: ignore[union-attr]
+            lsa[rows] = assigned["lsa"]
+            embedding[rows] = assigned["embedding"]
+            doc_topic[rows] = assigned["doc_topic"]
+            topic[rows] = assigned["topic"]
+            weight[rows] = assigned["topic_weight"]
+            outlier[rows] = assigned["is_outlier"]
+        start += part.rows
+    # The fitted papers keep exactly what the model found for them.
+    lsa[fit_rows] = model.lsa_
+    embedding[fit_rows] = model.embedding_
+    doc_topic[fit_rows] = model.doc_topic_
+    topic[fit_rows] = model.labels_
+    weight[fit_rows] = model.weights_
+    outlier[fit_rows] = model.is_outlier_
+    if model.area_scores_ is not None:
+        scores[fit_rows] = model.area_scores_
+    np.save(work / "fit_rows.npy", fit_rows.astype(np.int64))
+    if whole:  # exactly the inputs `analyze` gives the map
+        coords = similarity.paper_map(model.embedding_, model.labels_, model.doc_topic_)
+    else:
+        coords = similarity.paper_map(np.asarray(embedding), topic, doc_topic)
+    topics = _topics_table(model, topic, ids[fit_rows])
+    _write_topics(topics, work / "topics.parquet")
+    labels = dict(zip(topics["topic"], topics["label"], strict=True))
+    arrays = {"tfidf": tfidf_writer.finish()}
+    arrays.update({f"terms/{n}": writer.finish() for n, writer in term_writers.items()})
+    for n in TERM_NGRAMS:
+        _write_arrow(pa.table({"term": vocabularies[n]}), work / "terms" / str(n) / "terms.arrow")
+    pq.write_table(
+        pa.table({"term": pa.array(terms.astype(str), _STR), "idf": pa.array(idf, pa.float64())}),
+        work / "tfidf" / "terms.parquet",
+    )
+    _write_papers(work / "papers.arrow", parts, ids, taxonomy, scores, topic, labels, weight, outlier, coords)
+    arrays["search"] = _merge_words(parts, work)
+    for array in (lsa, embedding, scores):
+        array.flush()
+    report_json = {"files": [dataclasses.asdict(f) for f in report.files]}
+    (work / "report.json").write_text(json.dumps(report_json, ensure_ascii=False, indent=1), encoding="utf-8")
+    return {
+        "papers": n_papers,
+        "topics": int(model.n_topics_),
+        "fit_papers": len(fit_rows),
+        "tfidf_terms": len(terms),
+        "arrays": arrays,
+    }
+
+
+def _write_papers(
+    path: Path,
+    parts: list[_Part],
+    ids: np.ndarray,
+    taxonomy: Taxonomy,
+    scores: np.ndarray,
+    topic: np.ndarray,
+    labels: Mapping[int, str],
+    weight: np.ndarray,
+    outlier: np.ndarray,
+    coords: np.ndarray,
+) -> None:
+    """The paper table with the analysis columns, written partition by partition (one schema for all)."""
+    names: list[str] = []
+    for part in parts:
+        schema = pa.ipc.open_file(pa.memory_map(str(part.directory / "papers.arrow"))).schema
+        names.extend(n for n in schema.names if n not in names)
+    analysis_columns = ["topic", "topic_label", "topic_weight", "is_outlier", "areas", "x", "y"]
+    columns = _column_order([n for n in names if n not in analysis_columns])
+    writer = None
+    start = 0
+    with pa.OSFile(str(path), "wb") as sink:
+        for part in parts:
+            rows = slice(start, start + part.rows)
+            papers = arrow_to_table(_read_arrow(part.directory / "papers.arrow"))
+            papers["id"] = pd.Series(ids[rows], dtype="str")
+            papers = papers.assign(
+                topic=topic[rows],
+                topic_label=pd.Series([labels.get(int(t), OUTLIER_LABEL) for t in topic[rows]], dtype="str"),
+                topic_weight=weight[rows],
+                is_outlier=outlier[rows],
+                areas=pd.Series(areas_from_scores(np.asarray(scores[rows]), taxonomy), dtype=object),
+                x=np.round(coords[rows, 0], 4),
+                y=np.round(coords[rows, 1], 4),
+            )
+            table = table_to_arrow(papers, [*columns, *analysis_columns])
+            if writer is None:
+                writer = pa.ipc.new_file(sink, table.schema)
+            writer.write_table(table)
+            start += part.rows
+        if writer is not None:
+            writer.close()
