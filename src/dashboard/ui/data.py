@@ -23,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import analysis, charts, corpus, filters, terms
+from dashboard.ui import indexed
 
 ENV_CORPUS = "PAPER_DASHBOARD_CORPUS"
 SEEDS_DIR = Path(__file__).resolve().parents[3] / "seeds"
@@ -93,7 +94,14 @@ def _paths_digest(signature: tuple[tuple[str, int, int], ...], _paths: tuple[str
 
 
 def paths_source(paths: Sequence[str], origin: str) -> CorpusSource:
-    """The on-disk corpus, with its content digest (recomputed only when a file changes)."""
+    """The on-disk corpus, with its content digest (recomputed only when a file changes).
+
+    A prebuilt index directory (``paper-dashboard index``) is keyed on its manifest's digest instead.
+    """
+    index_digest = indexed.digest_of(paths[0]) if len(paths) == 1 else None
+    if index_digest is not None:
+        label = describe_paths(paths, origin) + " (index)"
+        return CorpusSource(label=label, digest=index_digest, paths=tuple(paths))
     digest = _paths_digest(_stat_signature(paths), tuple(paths))
     return CorpusSource(label=describe_paths(paths, origin), digest=digest, paths=tuple(paths))
 
@@ -119,12 +127,17 @@ def load(source: CorpusSource) -> corpus.LoadResult:
     """The paper table and load report of a corpus (cached on its digest)."""
     if source.is_upload:
         return _load_uploads(source.digest, source.uploads)
+    if indexed.is_index(source.digest):
+        return indexed.load_result(source.digest)
     return _load_paths(source.digest, source.paths)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def analyze(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis.Analysis:
     """Topics, areas, map and similarity for a corpus (cached on digest and number of topics)."""
+    stored = indexed.analysis(digest, n_topics)
+    if stored is not None:
+        return stored
     return analysis.analyze(_papers, n_topics=n_topics)
 
 
@@ -142,12 +155,18 @@ def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Se
 @st.cache_data(show_spinner=False, max_entries=256)
 def _mask(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFrame) -> pd.Series:
     # ``key`` is the filters' URL form, which includes the number of topics (``k``).
+    from_index = indexed.mask(digest, _selection, _papers)
+    if from_index is not None:
+        return from_index
     return _selection.mask(_papers, text=search_text(digest, _papers))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.DataFrame) -> terms.TermCounts:
     """Counts of n-grams per paper for fast sums over any subset (cached per corpus and setting)."""
+    stored = indexed.term_counts(digest, ngram, keep_stop_words)
+    if stored is not None:
+        return stored
     return terms.TermCounts.build(_papers, ngram=ngram, keep_stop_words=keep_stop_words)
 
 

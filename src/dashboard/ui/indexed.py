@@ -1,0 +1,112 @@
+"""The app's side of a prebuilt index (:mod:`dashboard.index`): opened once, shared by every session.
+
+`dashboard.ui.data` asks here first: when the corpus path is an index directory, the table, report,
+analysis, search and term counts come from the index (memory-mapped, nothing recomputed) instead of
+being built from raw files. The cache key is the index's manifest digest, which changes whenever the
+index is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard import corpus, filters, terms
+from dashboard import index as paper_index
+from dashboard.analysis import Analysis
+
+LOG = logging.getLogger(__name__)
+
+# digest -> index directory, filled when a corpus path turns out to be an index. Content-keyed and
+# the same for every session: it holds no per-session data.
+_PATHS: dict[str, str] = {}
+
+
+def digest_of(path: str) -> str | None:
+    """The cache key of the index at ``path``, or None when ``path`` is not an index directory."""
+    if not paper_index.is_index(path):
+        return None
+    try:
+        digest = str(paper_index.read_manifest(path)["digest"])
+    except paper_index.IndexFormatError as error:
+        # Opening will report the problem; the key changes when the manifest does.
+        digest = "unreadable-index-" + hashlib.sha256(str(error).encode()).hexdigest()
+    _PATHS[digest] = str(path)
+    return digest
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _open(digest: str, path: str) -> paper_index.PaperIndex | str:
+    try:
+        return paper_index.open_index(path)
+    except paper_index.IndexFormatError as error:
+        LOG.warning("cannot open index %s: %s", path, error)
+        return str(error)
+
+
+def opened(digest: str) -> paper_index.PaperIndex | None:
+    """The opened index behind ``digest`` (None when the corpus is not an index or cannot be opened)."""
+    path = _PATHS.get(digest)
+    if path is None:
+        return None
+    result = _open(digest, path)
+    return result if isinstance(result, paper_index.PaperIndex) else None
+
+
+def is_index(digest: str) -> bool:
+    """True when the corpus behind ``digest`` is an index directory."""
+    return digest in _PATHS
+
+
+def load_result(digest: str) -> corpus.LoadResult:
+    """The index's paper table and load report; an unreadable index gives no papers and a report why."""
+    path = _PATHS[digest]
+    result = _open(digest, path)
+    if isinstance(result, paper_index.PaperIndex):
+        return corpus.LoadResult(papers=result.papers, report=result.report)
+    name = Path(path).name or path
+    problem = corpus.Problem(name, "", result)
+    return corpus.LoadResult(
+        papers=pd.DataFrame(),
+        report=corpus.LoadReport([corpus.FileReport(name, "index", None, 0, skipped=[problem])]),
+    )
+
+
+def analysis(digest: str, n_topics: int | str) -> Analysis | None:
+    """The index's analysis when it has the asked-for number of topics ("auto": the one it was built with)."""
+    index = opened(digest)
+    if index is None:
+        return None
+    if n_topics == "auto" or int(n_topics) == int(index.manifest["topics"]):
+        return index.analysis
+    return None
+
+
+def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Series | None:
+    """The filters' mask with the search answered by the index's inverted index (None: not an index)."""
+    index = opened(digest)
+    if index is None:
+        return None
+    keep = selection.without("q").mask(papers)
+    if selection.q:
+        keep = keep & index.search(selection.q)
+    return keep
+
+
+def term_counts(digest: str, ngram: int, keep_stop_words: bool) -> terms.TermCounts | None:
+    """The index's precomputed term counts (stop words removed); None when it has not got them."""
+    index = opened(digest)
+    if index is None or keep_stop_words:
+        return None
+    return index.term_counts(ngram)
+
+
+def search_mask(digest: str, q: str) -> np.ndarray | None:
+    """Which papers match ``q`` by the index's inverted index (None: not an index)."""
+    index = opened(digest)
+    return None if index is None else index.search(q)
