@@ -4,10 +4,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.ui import timings
+
 PAGES = Path(__file__).resolve().parent / "src" / "dashboard" / "app_pages"
 
 st.set_page_config(page_title="Paper Dashboard", page_icon=":material/newspaper:", layout="wide")
-st.navigation(
+page = st.navigation(
     [
         st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
         st.Page(PAGES / "papers.py", title="Papers", icon=":material/article:"),
@@ -16,4 +18,6 @@ st.navigation(
         st.Page(PAGES / "links.py", title="Links & code", icon=":material/link:"),
         st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare:"),
     ]
-).run()
+)
+with timings.script_run(page.title):  # a no-op unless PAPER_DASHBOARD_TIMINGS names a file (bench/)
+    page.run()

@@ -1,0 +1,61 @@
+"""Per-run timings for benchmarks: set ``PAPER_DASHBOARD_TIMINGS=FILE`` and every script run appends a line.
+
+Each line is JSON: ``{"time", "page", "seconds", "status", "query", "marks"}`` where ``seconds`` is the
+whole script run on the server (a widget change to the page fully drawn), ``query`` the URL filters
+of the run, ``status`` ``ok`` or the exception that ended it (``StopException`` is how `st.stop`
+ends a page, also ``ok`` for a user), and ``marks`` the seconds at which named steps finished
+(`mark`). Without the variable nothing is measured or written.
+
+    PAPER_DASHBOARD_TIMINGS=/tmp/runs.jsonl streamlit run app.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+ENV_TIMINGS = "PAPER_DASHBOARD_TIMINGS"
+_RUN = threading.local()  # each script run has its own thread
+_WRITE = threading.Lock()
+
+
+def mark(name: str) -> None:
+    """Note that the step ``name`` of this script run has finished (no-op unless timing)."""
+    marks = getattr(_RUN, "marks", None)
+    if marks is not None:
+        marks[name] = round(time.perf_counter() - _RUN.started, 4)
+
+
+@contextmanager
+def script_run(page: str) -> Iterator[None]:
+    """Time the script run of ``page`` and append its line to the timings file, if one is set."""
+    path = os.environ.get(ENV_TIMINGS)
+    if not path:
+        yield
+        return
+    _RUN.started = time.perf_counter()
+    _RUN.marks = {}
+    status = "ok"
+    try:
+        yield
+    except BaseException as error:
+        status = type(error).__name__
+        raise
+    finally:
+        record = {
+            "time": time.time(),
+            "page": page,
+            "seconds": round(time.perf_counter() - _RUN.started, 4),
+            "status": status,
+            "query": {key: st.query_params.get_all(key) for key in st.query_params},
+            "marks": _RUN.marks,
+        }
+        _RUN.marks = None
+        with _WRITE, open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
