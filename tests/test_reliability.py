@@ -20,16 +20,27 @@ Big inputs are made at test time, in memory, never committed.
 
 from __future__ import annotations
 
+import csv
+import gzip
+import io
 import json
 import time
 import tracemalloc
-from collections.abc import Iterator
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dashboard import corpus
+from dashboard import corpus, export
 
 MiB = 1 << 20
 
@@ -97,3 +108,294 @@ def test_brackets_inside_strings_do_not_count_as_depth() -> None:
     result = read("strings.json", data)
     assert result.papers["abstract"].tolist() == [abstract]
     assert not problems(result)
+
+
+# --------------------------------------------------------------------------- huge files: time and memory
+
+
+def _gzip_of_zeros(size: int) -> bytes:
+    """One gzip stream (not concatenated members) of `size` zero bytes: ~1 MB for 1 GiB."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(MiB)
+    return b"".join([*(compressor.compress(block) for _ in range(size // MiB)), compressor.flush()])
+
+
+@pytest.fixture(scope="module")
+def gigabyte_bomb() -> bytes:
+    return _gzip_of_zeros(1 << 30)
+
+
+GOOD_ABSTRACT = "A real abstract after the hostile part."
+
+# (file name, maker, words of the message, allowed peak memory as a multiple of the file size).
+# Multiples measured: text/JSON Lines 3.0, JSON 2.0, CSV/TSV 8.1 (the csv module builds each cell
+# at 4 bytes a character, growing by doubling); the bound leaves headroom, a copy too many fails it.
+HUGE_FILES = [
+    pytest.param(
+        "paragraph.txt",
+        lambda: b"ICML 2026 Papers\n\n" + b"word " * (20 * MiB) + f"\n\n{GOOD_ABSTRACT}\n".encode(),
+        "104,857,599 characters, more than the 100,000 an abstract may have",
+        4,
+        id="100MB-single-paragraph-txt",
+    ),
+    pytest.param(
+        "paragraph.md",
+        lambda: b"## A title\n\n" + b"word " * (20 * MiB) + f"\n\n{GOOD_ABSTRACT}\n".encode(),
+        "more than the 100,000 an abstract may have",
+        4,
+        id="100MB-single-paragraph-markdown",
+    ),
+    pytest.param(
+        "line.jsonl",
+        lambda: (
+            json.dumps({"abstract": "x " * (50 * MiB)}).encode()
+            + f'\n{{"abstract": "{GOOD_ABSTRACT}"}}\n'.encode()
+        ),
+        "more than the 100,000 an abstract may have",
+        4,
+        id="100MB-single-jsonl-record",
+    ),
+    pytest.param(
+        "record.json",
+        lambda: json.dumps([{"abstract": "x " * (50 * MiB)}, {"abstract": GOOD_ABSTRACT}]).encode(),
+        "more than the 100,000 an abstract may have",
+        3,
+        id="100MB-single-json-record",
+    ),
+    pytest.param(
+        "cell.csv",
+        lambda: b'title,abstract\nT,"' + b"y " * (50 * MiB) + f'"\nU,{GOOD_ABSTRACT}\n'.encode(),
+        "more than the 100,000 an abstract may have",
+        10,
+        id="100MB-single-csv-cell",
+    ),
+    pytest.param(
+        "cell.tsv",
+        lambda: b"title\tabstract\nT\t" + b"y " * (50 * MiB) + f"\nU\t{GOOD_ABSTRACT}\n".encode(),
+        "more than the 100,000 an abstract may have",
+        10,
+        id="100MB-single-tsv-cell",
+    ),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)  # a hang guard, not a speed assertion
+@pytest.mark.parametrize("name, make, words, multiple", HUGE_FILES)
+def test_huge_single_record_is_skipped_in_bounded_memory(
+    name: str, make: Callable[[], bytes], words: str, multiple: int
+) -> None:
+    data = make()
+    with measured() as cost:
+        result = read(name, data)
+    print(f"\n{name}: {len(data) / MiB:.0f} MiB, {cost.seconds:.2f} s, peak {cost.peak_bytes / MiB:.0f} MiB")
+    assert any(words in p.message for p in result.report.skipped), problems(result)
+    assert result.papers["abstract"].tolist() == [GOOD_ABSTRACT]  # the rest of the file still loads
+    assert cost.peak_bytes < multiple * len(data)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    "name", ["bomb.txt.gz", "bomb.json.gz", "bomb.jsonl.gz", "bomb.csv.gz", "bomb.tsv.gz", "bomb.txt", "bomb"]
+)
+def test_gigabyte_gzip_bomb_is_refused_in_small_memory(name: str, gigabyte_bomb: bytes) -> None:
+    # One 1 GiB stream, whatever the name says (gzip is recognised by its magic bytes, not the name).
+    # tests/test_corpus.py has a 1.1 GiB bomb made of concatenated members, the other code path.
+    with measured() as cost:
+        result = corpus.load_uploads(
+            [(name, gigabyte_bomb), ("good.txt", GOOD_ABSTRACT.encode())], derive=False
+        )
+    print(
+        f"\n{name}: {len(gigabyte_bomb) / MiB:.1f} MiB -> 1 GiB, {cost.seconds:.2f} s, "
+        f"peak {cost.peak_bytes / MiB:.0f} MiB"
+    )
+    (problem,) = result.report.files[0].skipped
+    assert "refused as a likely decompression bomb" in problem.message
+    assert result.papers["abstract"].tolist() == [GOOD_ABSTRACT]
+    assert cost.peak_bytes < 64 * MiB
+
+
+def test_gzip_under_the_ratio_check_stops_at_the_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A "bomb" that compresses only ~30:1 passes the ratio check: the decompressed size limit stops
+    # it. Shown with a 16 MiB limit; the default (1 GiB) bounds memory the same way.
+    monkeypatch.setattr(corpus, "MAX_INPUT_BYTES", 16 * MiB)
+    block = b"".join(b'{"abstract": "Paper %d studies graphs."}\n' % i for i in range(200_000))  # ~8 MiB
+    data = gzip.compress(block * 4)
+    assert len(block * 4) / len(data) < corpus.MAX_COMPRESSION_RATIO
+    with measured() as cost:
+        result = read("big.jsonl.gz", data)
+    assert "decompresses to more than the 16.0 MiB limit" in result.report.skipped[0].message
+    assert cost.peak_bytes < 3 * 16 * MiB
+
+
+def _xlsx_with_a_big_sheet(size: int) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/worksheets/sheet1.xml", b" " * size)
+    return buffer.getvalue()
+
+
+def test_zip_bomb_in_an_xlsx_is_refused_before_unzipping(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(corpus, "MAX_INPUT_BYTES", 16 * MiB)
+    data = _xlsx_with_a_big_sheet(64 * MiB)
+    with measured() as cost:
+        result = read("bomb.xlsx", data)
+    assert "file is 64.0 MiB once unzipped, above the 16.0 MiB limit" in result.report.skipped[0].message
+    assert cost.peak_bytes < 8 * MiB
+
+
+def _parquet(columns: dict[str, pa.Array]) -> bytes:
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(columns), buffer, compression="zstd")
+    return buffer.getvalue()
+
+
+def _repeated(text: str, n: int) -> pa.Array:
+    """`text` in n rows, built compact (one dictionary entry), as a hostile writer would store it."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([text]))
+
+
+def test_parquet_dictionary_bomb_is_refused_before_decoding() -> None:
+    # One 1 MiB text referenced by 3,000 rows: an 847-byte file that decoded to 3 GB (found here;
+    # the old check read only the file's own sizes). Refused from the dictionary lengths alone.
+    data = _parquet({"title": _repeated("T", 3000), "abstract": _repeated("w " * (MiB // 2), 3000)})
+    assert len(data) < 4096
+    with measured() as cost:
+        result = read("bomb.parquet", data)
+    assert "file is 2.9 GiB once decoded, above the 1.0 GiB limit" in result.report.skipped[0].message
+    assert cost.peak_bytes < 16 * MiB
+
+
+def test_parquet_dictionary_bomb_in_a_list_column_is_refused() -> None:
+    authors = pa.ListArray.from_arrays(
+        pa.array(np.arange(0, 2001, 1000, dtype=np.int32)), _repeated("A" * MiB, 2000)
+    )
+    data = _parquet(
+        {"title": _repeated("T", 2), "abstract": _repeated("An abstract.", 2), "authors": authors}
+    )
+    assert "once decoded, above the 1.0 GiB limit" in read("authors.parquet", data).report.skipped[0].message
+
+
+def test_parquet_with_millions_of_rows_in_a_few_bytes_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(corpus, "MAX_INPUT_BYTES", 16 * MiB)
+    data = _parquet({"title": _repeated("T", 2_000_000), "abstract": _repeated("An abstract.", 2_000_000)})
+    with measured() as cost:
+        result = read("rows.parquet", data)
+    assert "once decoded (2,000,000 rows), above the 16.0 MiB limit" in result.report.skipped[0].message
+    assert cost.peak_bytes < 8 * MiB
+
+
+def test_parquet_bigger_than_the_limit_once_decompressed_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(corpus, "MAX_INPUT_BYTES", 16 * MiB)
+    texts = pa.array([f"paper {i} " + "same words " * 5_000 for i in range(500)])  # 27 MB, all different
+    data = _parquet({"title": pa.array(["T"] * 500), "abstract": texts})
+    assert len(data) < MiB
+    result = read("big.parquet", data)
+    assert "once decompressed, above the 16.0 MiB limit" in result.report.skipped[0].message
+
+
+# Many small things: time grows linearly and the problem list stays capped (never a million lines).
+MANY_THINGS = [
+    pytest.param(
+        "blank.jsonl", lambda: b"\n" * 200_000, "empty file: only blank lines", id="200k-blank-lines-jsonl"
+    ),
+    pytest.param(
+        "blank.csv", lambda: b"\r\n" * 200_000, "empty file: only blank lines", id="200k-blank-lines-csv"
+    ),
+    pytest.param(
+        "blank.json", lambda: b" \n" * 200_000, "empty file: only blank lines", id="200k-blank-lines-json"
+    ),
+    pytest.param(
+        "blank.md", lambda: b"\t\n" * 200_000, "empty file: only blank lines", id="200k-blank-lines-md"
+    ),
+    pytest.param(
+        "words.jsonl", lambda: b"word\n" * 1_000_000, "invalid JSON at column 1", id="1M-one-word-lines-jsonl"
+    ),
+    pytest.param(
+        "words.csv", lambda: b"word\n" * 1_000_000, "no abstract column", id="1M-one-word-lines-csv"
+    ),
+    pytest.param(
+        "nulls.json",
+        lambda: b"[" + b"null," * 1_000_000 + b"null]",
+        "not paper records",
+        id="1M-nulls-json",
+    ),
+    pytest.param(
+        "empty.json",
+        lambda: b"[" + b"{}," * 1_000_000 + b"{}]",
+        "no title or abstract",
+        id="1M-empty-objects-json",
+    ),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name, make, words", MANY_THINGS)
+def test_many_small_bad_things_give_one_capped_report(
+    name: str, make: Callable[[], bytes], words: str
+) -> None:
+    data = make()
+    started = time.perf_counter()
+    result = read(name, data)
+    print(f"\n{name}: {len(data) / MiB:.1f} MiB in {time.perf_counter() - started:.2f} s")
+    report = result.report.files[0]
+    assert report.papers == 0
+    assert words in report.skipped[0].message
+    assert len(report.skipped) <= corpus.MAX_PROBLEMS_PER_FILE + 1  # the list, then "... and N more"
+
+
+# --------------------------------------------------------------------------- deep and odd JSON in cells
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_deep_json_in_a_csv_list_cell_is_plain_text() -> None:
+    data = f'title,abstract,authors,keywords\nT,An abstract.,"{DEEP}","{DEEP}"\n'.encode()
+    result = read("deep.csv", data)
+    assert result.papers["abstract"].tolist() == ["An abstract."]
+
+
+def test_deep_json_in_parquet_and_xlsx_cells_is_plain_text() -> None:
+    table = pa.table({"title": ["T"], "abstract": ["An abstract."], "authors": [DEEP]})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    assert read("deep.parquet", buffer.getvalue()).papers["abstract"].tolist() == ["An abstract."]
+    frame = pd.DataFrame({"title": ["T"], "abstract": ["An abstract."], "keywords": [DEEP[:30_000]]})
+    data = export.to_bytes(frame, "xlsx")
+    assert read("deep.xlsx", data).papers["abstract"].tolist() == ["An abstract."]
+
+
+def test_deeply_nested_openreview_values_are_not_unwrapped_forever() -> None:
+    value: object = "An abstract."
+    for _ in range(60):
+        value = {"value": value}
+    data = json.dumps([{"content": {"title": {"value": "T"}, "abstract": value}, "forum": "f1"}]).encode()
+    result = read("notes.json", data)
+    assert result.papers["title"].tolist() == ["T"]
+
+
+def test_csv_lines_split_exactly_like_stringio() -> None:
+    # corpus reads CSV from its own line splitter (StringIO costs 4 bytes a character); same rows.
+    text = 'a,b\r\n"x\ry",z\n"p\u2028q",\x0b\x0c\x1c\x1d\x1e\x85\u2029r\rlast,"open'
+    assert list(csv.reader(corpus._csv_lines(text))) == list(csv.reader(io.StringIO(text, newline="")))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list('ab,"\r\n\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029 ')), max_size=80),
+    st.booleans(),
+)
+def test_csv_lines_split_exactly_like_stringio_on_any_text(text: str, plain: bool) -> None:
+    if plain:  # the fast path (no other line breaks)
+        text = "".join(c for c in text if c not in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+    try:
+        expected = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error:
+        with pytest.raises(csv.Error):
+            list(csv.reader(corpus._csv_lines(text)))
+        return
+    assert list(csv.reader(corpus._csv_lines(text))) == expected

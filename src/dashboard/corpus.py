@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from dashboard.enrich import add_derived_columns
 
@@ -472,9 +473,9 @@ def _bounded_bytes(data: bytes) -> bytes:
     return bytes(data)
 
 
-def _too_large(size: int) -> str:
+def _too_large(size: int, when: str = "") -> str:
     return (
-        f"file is {_size(size)}, above the {_size(MAX_INPUT_BYTES)} limit "
+        f"file is {_size(size)}{when}, above the {_size(MAX_INPUT_BYTES)} limit "
         "(split it, or raise dashboard.corpus.MAX_INPUT_BYTES)"
     )
 
@@ -1079,7 +1080,7 @@ def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Rec
     if delimiter is None:
         delimiter = _sniff_delimiter(text)
     _allow_big_csv_fields()
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(_csv_lines(text), delimiter=delimiter)
     header: list[str] | None = None
     records: list[_Record] = []
     position = 0
@@ -1106,6 +1107,23 @@ def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Rec
     if header is None:
         raise _Refused("no header row: the file holds no data")
     return records
+
+
+_LINES_WITH_ENDS = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# Line breaks of str.splitlines that are not line ends to the csv module (they may sit inside a cell).
+_OTHER_LINE_BREAKS = re.compile(r"[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _csv_lines(text: str) -> Iterable[str]:
+    """The lines of `text` with their ends, split where ``io.StringIO(text, newline="")`` splits.
+
+    Not StringIO itself: it holds its text at 4 bytes a character, so a 100 MB CSV cost 400 MB
+    more. ``splitlines`` is the fast path (faster than StringIO); it also splits at the line
+    breaks above, so text that has one is split by a regular expression instead.
+    """
+    if _OTHER_LINE_BREAKS.search(text) is None:
+        return text.splitlines(keepends=True)
+    return (match.group() for match in _LINES_WITH_ENDS.finditer(text))
 
 
 def _delimiter_name(delimiter: str) -> str:
@@ -1138,23 +1156,68 @@ def _require_abstract_column(header: list[str]) -> None:
 
 
 def _parquet_records(data: bytes | bytearray) -> list[_Record]:
+    """The rows of a Parquet file, refused before they are decoded when they would be too big.
+
+    The file's own sizes are not enough: dictionary and run-length encoding let a file of a few
+    hundred bytes hold one long text referenced by a million rows (an 847-byte file decoded to
+    3 GB). So text columns are read as dictionaries (the compact form) and the size the rows would
+    have once decoded is summed from the dictionary entries' lengths before any row is made.
+    """
     import pyarrow.parquet as pq
 
     try:
         parquet = pq.ParquetFile(io.BytesIO(data))
-        size = sum(
-            parquet.metadata.row_group(i).total_byte_size for i in range(parquet.metadata.num_row_groups)
-        )
+        metadata = parquet.metadata
+        size = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
         if size > MAX_INPUT_BYTES:
-            raise _Refused(_too_large(size) + " once decompressed")
-        names = parquet.schema_arrow.names
-        _require_abstract_column(names)
-        rows = parquet.read().to_pylist()
+            raise _Refused(_too_large(size, " once decompressed"))
+        _require_abstract_column(parquet.schema_arrow.names)
+        # A decoded cell takes at least 8 bytes (a number, an offset), however few the file spends on it.
+        cells = metadata.num_rows * max(metadata.num_columns, 1)
+        if cells * 8 > MAX_INPUT_BYTES:
+            raise _Refused(_too_large(cells * 8, f" once decoded ({metadata.num_rows:,} rows)"))
+        leaves = [parquet.schema.column(i) for i in range(metadata.num_columns)]
+        texts = [
+            leaf.path
+            for leaf in leaves
+            if leaf.physical_type == "BYTE_ARRAY" and leaf.logical_type.type in _PARQUET_TEXT_TYPES
+        ]
+        table = pq.ParquetFile(io.BytesIO(data), read_dictionary=texts).read()
+        decoded = sum(_decoded_bytes(chunk) for column in table.columns for chunk in column.chunks)
+        if decoded > MAX_INPUT_BYTES:
+            raise _Refused(_too_large(decoded, " once decoded"))
+        rows = table.to_pylist()
     except _Refused:
         raise
     except Exception as error:  # pyarrow raises many types for bad bytes; all mean "unreadable"
         raise _Refused(f"not a readable Parquet file ({type(error).__name__}: {str(error)[:200]})") from None
     return [_Record(f"row {n}", n, row) for n, row in enumerate(rows, start=1)]
+
+
+_PARQUET_TEXT_TYPES = frozenset({"STRING", "NONE", "JSON", "BSON", "ENUM"})
+
+
+def _decoded_bytes(array: pa.Array) -> int:
+    """Bytes `array` would take with every dictionary entry written out where it is used."""
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        values = array.dictionary
+        if (
+            pa.types.is_string(values.type)
+            or pa.types.is_binary(values.type)
+            or pa.types.is_large_string(values.type)
+            or pa.types.is_large_binary(values.type)
+        ):
+            lengths = pc.take(pc.binary_length(values), array.indices)
+            return int(pc.sum(lengths).as_py() or 0) + 8 * len(array)
+        return _decoded_bytes(values.take(array.indices))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return 8 * len(array) + _decoded_bytes(array.flatten())
+    if pa.types.is_map(kind):
+        return 8 * len(array) + _decoded_bytes(array.keys) + _decoded_bytes(array.items)
+    if pa.types.is_struct(kind):
+        return 8 * len(array) + sum(_decoded_bytes(array.field(i)) for i in range(kind.num_fields))
+    return int(array.nbytes)
 
 
 def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
@@ -1164,7 +1227,7 @@ def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             size = sum(info.file_size for info in archive.infolist())
         if size > MAX_INPUT_BYTES:
-            raise _Refused(_too_large(size) + " once unzipped")
+            raise _Refused(_too_large(size, " once unzipped"))
         # data_only: formulas give their cached value and are never evaluated
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except _Refused:
