@@ -24,6 +24,9 @@ import csv
 import gzip
 import io
 import json
+import re
+import socket
+import sys
 import time
 import tracemalloc
 import zipfile
@@ -31,6 +34,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,6 +45,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard import corpus, export
+from dashboard.filters import Filters
 
 MiB = 1 << 20
 
@@ -77,6 +82,49 @@ def measured() -> Iterator[Cost]:
         cost.peak_bytes = tracemalloc.get_traced_memory()[1] - baseline
         if not was_tracing:
             tracemalloc.stop()
+
+
+class AuditLog:
+    """Sees what the process does while `watching`: file events naming a marker, and any network use.
+
+    Built on `sys.addaudithook` (every open(), os.listdir, os.remove..., socket.connect raises an
+    audit event); the hook cannot be removed, so it is installed once and idles outside `watching`.
+    """
+
+    NETWORK = ("socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "urllib.Request")
+
+    def __init__(self) -> None:
+        self.marker: str | None = None
+        self.events: list[tuple[str, str]] = []
+        self.network: list[tuple[str, str]] = []
+        sys.addaudithook(self._hook)
+
+    def _hook(self, event: str, args: tuple) -> None:
+        marker = self.marker
+        if marker is None:
+            return
+        if event in self.NETWORK:
+            self.network.append((event, repr(args)[:200]))
+        elif event.startswith(("open", "os.", "shutil.", "glob.", "pathlib.")) and marker in repr(args):
+            self.events.append((event, repr(args)[:200]))
+
+    @contextmanager
+    def watching(self, marker: str) -> Iterator[AuditLog]:
+        self.events, self.network, self.marker = [], [], marker
+        try:
+            yield self
+        finally:
+            self.marker = None
+
+
+_AUDIT: list[AuditLog] = []
+
+
+@pytest.fixture
+def audit() -> AuditLog:
+    if not _AUDIT:
+        _AUDIT.append(AuditLog())
+    return _AUDIT[0]
 
 
 # --------------------------------------------------------------------------- pathological JSON
@@ -399,3 +447,114 @@ def test_csv_lines_split_exactly_like_stringio_on_any_text(text: str, plain: boo
             list(csv.reader(corpus._csv_lines(text)))
         return
     assert list(csv.reader(corpus._csv_lines(text))) == expected
+
+
+# --------------------------------------------------------------------------- XML and archive tricks
+
+
+def _xlsx_with(
+    sheet_prefix: bytes = b"", abstract: bytes = b"An abstract.", extra: dict[str, bytes] | None = None
+) -> bytes:
+    """One of our own .xlsx exports, its sheet XML given a DOCTYPE and the abstract cell replaced."""
+    frame = pd.DataFrame({"title": ["T"], "abstract": ["ABSTRACT_HERE"]})
+    source = zipfile.ZipFile(io.BytesIO(export.to_bytes(frame, "xlsx")))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                data = sheet_prefix + data.replace(b"ABSTRACT_HERE", abstract)
+            archive.writestr(info, data)
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+LAUGHS = (
+    b'<?xml version="1.0"?><!DOCTYPE worksheet [<!ENTITY a "aaaaaaaaaa">'
+    + b"".join(b'<!ENTITY %c "%s">' % (98 + i, b"&%c;" % (97 + i) * 10) for i in range(9))
+    + b"]>"
+)
+
+
+def test_billion_laughs_in_an_xlsx_is_refused() -> None:
+    with measured() as cost:
+        result = read("laughs.xlsx", _xlsx_with(LAUGHS, b"&j;"))
+    assert "not a readable Excel .xlsx file" in result.report.skipped[0].message
+    assert "amplification" in result.report.skipped[0].message
+    assert cost.peak_bytes < 64 * MiB  # expat stops the expansion at its amplification limit
+
+
+def test_xlsx_external_entities_are_never_read_or_fetched(audit: AuditLog, tmp_path: Path) -> None:
+    secret = tmp_path / "secret-pd-marker.txt"
+    secret.write_text("THE SECRET")
+    file_entity = (
+        b'<?xml version="1.0"?><!DOCTYPE worksheet [<!ENTITY x SYSTEM "file://%s">]>' % str(secret).encode()
+    )
+    # a parameter entity pointing at a local port: loading must not even try to connect
+    network_entity = (
+        b'<?xml version="1.0"?><!DOCTYPE worksheet '
+        b'[<!ENTITY % p SYSTEM "http://127.0.0.1:9/pd-marker.dtd"> %p;]>'
+    )
+    with audit.watching("pd-marker"):
+        by_file = read("xxe.xlsx", _xlsx_with(file_entity, b"We study &x; here."))
+        by_network = read("xxe-param.xlsx", _xlsx_with(network_entity, b"We study graphs."))
+    assert "THE SECRET" not in by_file.papers.to_string()
+    assert "undefined entity" in by_file.report.skipped[0].message
+    assert by_network.papers["abstract"].tolist() == ["We study graphs."]
+    assert audit.events == []
+    assert not audit.network
+
+
+def test_xlsx_member_names_never_become_paths(audit: AuditLog, tmp_path: Path) -> None:
+    evil = {f"../../../{tmp_path.name}/pd-marker-evil.txt": b"x", "/tmp/pd-marker-abs.txt": b"x"}
+    with audit.watching("pd-marker"):
+        result = read("members.xlsx", _xlsx_with(extra=evil))
+    assert result.papers["abstract"].tolist() == ["An abstract."]
+    assert audit.events == []
+    assert not list(tmp_path.parent.glob("**/pd-marker-*"))
+
+
+def test_the_audit_log_sees_file_and_network_use(audit: AuditLog, tmp_path: Path) -> None:
+    with audit.watching("pd-marker"):
+        (tmp_path / "pd-marker.txt").write_text("x")
+        socket.getaddrinfo("127.0.0.1", 9)
+    assert audit.events and audit.network
+
+
+# --------------------------------------------------------------------------- names and paths
+
+HOSTILE_NAMES = [
+    "../../../../etc/pd-marker-passwd",
+    "..\\..\\pd-marker-win.txt",
+    "C:\\Windows\\pd-marker-sys.txt",
+    "/etc/pd-marker-abs.json",
+    "~/.ssh/pd-marker-key.csv",
+    "pd-marker-nul\x00.txt",
+    "pd-marker-newline\n.txt",
+    "pd-marker-bidi\u202etxt.exe",
+    "\\\\server\\share\\pd-marker-unc.txt",
+    "file:///etc/pd-marker-url.txt",
+    "pd-marker-" + "x" * 5000 + ".txt",
+    "..",
+    ".",
+    "",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=range(len(HOSTILE_NAMES)))
+def test_upload_names_are_only_labels(name: str, audit: AuditLog) -> None:
+    with audit.watching("pd-marker"):
+        result = corpus.load_uploads([(name, b"We study graphs.\n")], derive=False)
+    assert audit.events == []  # nothing named after the upload was opened, listed or written
+    label = result.report.files[0].source
+    assert re.fullmatch(r"[^/\\\x00-\x1f\u202e]{1,200}", label), repr(label)
+    assert label.strip(".")
+    assert list(result.papers["source"]) == [label] * len(result.papers)
+
+
+def test_slugs_of_hostile_filter_values_are_plain_file_names() -> None:
+    # A download's file name carries the filters (source file, venue... from the corpus). The
+    # property test in tests/test_filters.py covers random values; these are the classic ones.
+    filters = Filters(source=tuple(HOSTILE_NAMES[:-3]), venue=("<script>", "$(rm -rf ~)"), q="../../x")
+    assert re.fullmatch(r"[a-z0-9_+-]+", filters.slug())

@@ -488,9 +488,14 @@ def _size(n: int) -> str:
 
 
 def _upload_name(name: object, n: int) -> str:
-    # The name is only a label: keep the last path component, printable, short. It is never opened.
-    text = _CONTROL.sub("", str(name)).replace("\\", "/").rsplit("/", 1)[-1].strip()
-    return text[:200] or f"upload-{n}"
+    # The name is only a label: keep the last path component, one printable line, short. It is never
+    # opened. Bidi overrides go too: "evil\u202etxt.exe" would show as "evilexe.txt".
+    text = _CONTROL.sub("", str(name)).replace("\\", "/").rsplit("/", 1)[-1]
+    text = " ".join(_NOT_IN_LABELS.sub(" ", text).split())[:200]
+    return text if text.strip(".") else f"upload-{n}"
+
+
+_NOT_IN_LABELS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def _format_of(name: str) -> str | None:
