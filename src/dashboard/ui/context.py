@@ -19,7 +19,7 @@ import streamlit as st
 
 from dashboard.filters import Filters, facet_counts
 from dashboard.schema import OUTLIER_TOPIC
-from dashboard.ui import data, keys, sidebar
+from dashboard.ui import data, indexed, keys, sidebar
 from dashboard.ui.components import max_topics
 from dashboard.ui.markup import STYLE, escape_markdown
 from dashboard.ui.url import read_filters
@@ -44,6 +44,8 @@ class View:
     @cached_property
     def filtered(self) -> pd.DataFrame:
         """The papers that pass the filters, in corpus order."""
+        if self.mask.all():  # no copy of the whole table (gigabytes of text at a million papers)
+            return self.papers
         return self.papers[self.mask.to_numpy()]
 
     @property
@@ -143,7 +145,8 @@ def page_context() -> View:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _facets(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> dict[str, pd.Series]:
-    return facet_counts(_papers)
+    stored = indexed.facets(digest, n_topics)  # a prebuilt index keeps them (seconds at a million papers)
+    return stored if stored is not None else facet_counts(_papers)
 
 
 def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> None:
