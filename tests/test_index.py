@@ -425,3 +425,12 @@ def test_arrow_string_columns_stay_zero_copy(seeds_index):
     opened = index.open_index(seeds_index)
     assert isinstance(opened.papers["abstract"].array, pd.arrays.ArrowStringArray)
     assert pa.types.is_large_string(opened.words.words.type)
+
+
+def test_index_facets_equal_the_sidebar_counts(seeds_index, reference):
+    stored = index.open_index(seeds_index).facets
+    computed = filters.facet_counts(reference.papers)
+    assert stored is not None and set(stored) == set(computed)
+    for key, counts in computed.items():
+        assert stored[key].to_dict() == counts.to_dict(), key
+        assert stored[key].index.dtype == counts.index.dtype, key

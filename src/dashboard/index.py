@@ -57,7 +57,7 @@ import scipy.sparse as sp
 from dashboard import __version__, corpus, similarity
 from dashboard.analysis import Analysis, paper_texts
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
-from dashboard.filters import search_text
+from dashboard.filters import facet_counts, search_text
 from dashboard.indexing import (
     TERM_NGRAMS,
     TopicTransform,
@@ -138,26 +138,26 @@ def table_to_arrow(papers: pd.DataFrame, columns: Sequence[str] | None = None) -
 
 
 def _python_lists(column: pa.ChunkedArray) -> np.ndarray:
-    """A list column as an object array of Python lists (dicts for structs), vectorised per chunk."""
+    """A list column as an object array of Python lists (dicts for structs), fast at a million rows.
+
+    The flat values become Python objects in one call; each row is then a slice of a Python list
+    (about 0.1 microseconds, against 2 for slicing a NumPy array and converting it).
+    """
     out = np.empty(len(column), dtype=object)
     start = 0
     for chunk in column.chunks:
-        offsets = np.asarray(chunk.offsets)
+        offsets = np.asarray(chunk.offsets).tolist()
         flat = chunk.values
         if pa.types.is_struct(flat.type):
             fields = [f.name for f in flat.type]
-            parts = [flat.field(i).to_numpy(zero_copy_only=False) for i in range(len(fields))]
-            items = np.empty(len(flat), dtype=object)
-            items[:] = [dict(zip(fields, row, strict=True)) for row in zip(*parts, strict=True)]
+            parts = [flat.field(i).to_numpy(zero_copy_only=False).tolist() for i in range(len(fields))]
+            items: list[Any] = [dict(zip(fields, row, strict=True)) for row in zip(*parts, strict=True)]
         else:
-            items = flat.to_numpy(zero_copy_only=False)
-        valid = np.asarray(chunk.is_valid())
-        lists = [
-            items[a:b].tolist() for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)
-        ]
+            items = flat.to_numpy(zero_copy_only=False).tolist()
         block = np.empty(len(chunk), dtype=object)
-        block[:] = lists
-        block[~valid] = None
+        block[:] = [items[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        if chunk.null_count:
+            block[~np.asarray(chunk.is_valid())] = None
         out[start : start + len(chunk)] = block
         start += len(chunk)
     return out
@@ -373,6 +373,7 @@ class PaperIndex:
     report: corpus.LoadReport
     analysis: Analysis
     words: WordIndex
+    facets: dict[str, pd.Series] | None = None  # the sidebar's counts per value, for the stored topics
     _term_counts: dict[int, TermCounts] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -483,7 +484,8 @@ def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
         n_papers=len(papers),
         texts_of=texts_of,
     )
-    return PaperIndex(root, manifest, papers, _read_report(root / "report.json"), analysis, words)
+    facets = read_facets(root) if "facets.json" in manifest["files"] else None
+    return PaperIndex(root, manifest, papers, _read_report(root / "report.json"), analysis, words, facets)
 
 
 # ------------------------------------------------------------------------------------------ building
@@ -920,7 +922,10 @@ def _write_index(
         pa.table({"term": pa.array(terms.astype(str), _STR), "idf": pa.array(idf, pa.float64())}),
         work / "tfidf" / "terms.parquet",
     )
-    _write_papers(work / "papers.arrow", parts, ids, taxonomy, scores, topic, labels, weight, outlier, coords)
+    facets = _write_papers(
+        work / "papers.arrow", parts, ids, taxonomy, scores, topic, labels, weight, outlier, coords
+    )
+    _write_facets(facets, work / "facets.json")
     arrays["search"] = _merge_words(parts, work)
     for array in (lsa, embedding, scores):
         array.flush()
@@ -935,6 +940,35 @@ def _write_index(
     }
 
 
+def _write_facets(facets: Mapping[str, Mapping[Any, int]], path: Path) -> None:
+    """Facet counts as JSON: per key, [value, papers] pairs, most papers first (ties by value)."""
+    ordered = {
+        key: sorted(([_plain(v), n] for v, n in counts.items()), key=lambda pair: (-pair[1], str(pair[0])))
+        for key, counts in facets.items()
+    }
+    path.write_text(json.dumps(ordered, ensure_ascii=False), encoding="utf-8")
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def read_facets(path: str | Path) -> dict[str, pd.Series]:
+    """The sidebar's facet counts kept in an index, as `filters.facet_counts` returns them."""
+    file = Path(path) / "facets.json"
+    try:
+        stored = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise IndexFormatError(f"{file}: cannot be read ({error}); rebuild the index") from None
+    facets = {}
+    for key, pairs in stored.items():
+        values = [value for value, _ in pairs]
+        dtype = {"topic": "int64", "year": "Int64"}.get(key, "str")
+        index = pd.Index(values, name=key, dtype=dtype)
+        facets[key] = pd.Series([n for _, n in pairs], index=index, name="papers", dtype="int64")
+    return facets
+
+
 def _write_papers(
     path: Path,
     parts: list[_Part],
@@ -946,8 +980,12 @@ def _write_papers(
     weight: np.ndarray,
     outlier: np.ndarray,
     coords: np.ndarray,
-) -> None:
-    """The paper table with the analysis columns, written partition by partition (one schema for all)."""
+) -> dict[str, dict[Any, int]]:
+    """The paper table with the analysis columns, written partition by partition (one schema for all).
+
+    Returns the sidebar's facet counts, summed over the partitions (each counts a paper once).
+    """
+    facets: dict[str, dict[Any, int]] = {}
     names: list[str] = []
     for part in parts:
         schema = pa.ipc.open_file(pa.memory_map(str(part.directory / "papers.arrow"))).schema
@@ -970,6 +1008,10 @@ def _write_papers(
                 x=np.round(coords[rows, 0], 4),
                 y=np.round(coords[rows, 1], 4),
             )
+            for key, counts in facet_counts(papers).items():
+                total = facets.setdefault(key, {})
+                for value, count in counts.items():
+                    total[value] = total.get(value, 0) + int(count)
             table = table_to_arrow(papers, [*columns, *analysis_columns])
             if writer is None:
                 writer = pa.ipc.new_file(sink, table.schema)
@@ -977,3 +1019,4 @@ def _write_papers(
             start += part.rows
         if writer is not None:
             writer.close()
+    return facets

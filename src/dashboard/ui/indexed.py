@@ -87,6 +87,16 @@ def analysis(digest: str, n_topics: int | str) -> Analysis | None:
     return None
 
 
+def facets(digest: str, n_topics: int | None) -> dict[str, pd.Series] | None:
+    """The sidebar's facet counts kept in the index (None: not an index, or another number of topics)."""
+    index = opened(digest)
+    if index is None or index.facets is None:
+        return None
+    if n_topics is not None and int(n_topics) != int(index.manifest["topics"]):
+        return None
+    return index.facets
+
+
 def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Series | None:
     """The filters' mask with the search answered by the index's inverted index (None: not an index)."""
     index = opened(digest)
