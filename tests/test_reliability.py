@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import openpyxl
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -558,3 +559,24 @@ def test_slugs_of_hostile_filter_values_are_plain_file_names() -> None:
     # property test in tests/test_filters.py covers random values; these are the classic ones.
     filters = Filters(source=tuple(HOSTILE_NAMES[:-3]), venue=("<script>", "$(rm -rf ~)"), q="../../x")
     assert re.fullmatch(r"[a-z0-9_+-]+", filters.slug())
+
+
+# --------------------------------------------------------------------------- found by bench/fuzz.py
+
+
+@pytest.mark.parametrize("position", ["1e308", "9223372036854775808", "-1", "nan", "inf", "1.5", "x", ""])
+def test_a_hostile_position_in_our_own_export_is_ignored(position: str) -> None:
+    # A CSV with our export's marker columns keeps its `position` column; 1e308 overflowed int64.
+    header = "title,abstract,abstract_clean,title_is_derived,code_status,position"
+    data = f"{header}\nT,A.,A.,false,none,{position}\n"
+    result = read("own.csv", data.encode())
+    assert result.papers["abstract"].tolist() == ["A."]
+    assert result.papers["position"].tolist() == [1]
+
+
+def test_xlsx_export_of_columns_named_with_control_characters() -> None:
+    # The notes sheet named the raw column ("\x00"), which openpyxl refused: the export failed.
+    frame = pd.DataFrame({"\x00": ["x"], "abstract": ["y\x01"]})
+    book = openpyxl.load_workbook(io.BytesIO(export.to_bytes(frame, "xlsx")))
+    assert [cell.value for cell in book["papers"][2]] == ["x", "y"]
+    assert book["notes"].max_row == 3

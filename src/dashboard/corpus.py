@@ -1689,7 +1689,8 @@ def _non_negative_int(value: Any) -> int | None:
         number = float(_text(value))
     except ValueError:
         return None
-    return int(number) if number.is_integer() and number >= 0 else None
+    # below 2**53: a float holds it exactly, and the int64 position column holds it (1e308 overflowed)
+    return int(number) if number.is_integer() and 0 <= number < 2**53 else None
 
 
 def _has_any_abstract_key(record: dict) -> bool:

@@ -266,7 +266,9 @@ def _xlsx(df: pd.DataFrame, neutralise: bool) -> bytes:
     workbook = Workbook(write_only=True)
     sheet = workbook.create_sheet(EXCEL_SHEET)
     notes: list[tuple[int, str, str]] = []
-    names = [str(name) for name in df.columns]
+    # Column names as the notes sheet names them: cleaned like the cells (openpyxl refuses a control
+    # character, and a name like "\x00" would otherwise fail the whole export when a note cites it)
+    names = [_XML_ILLEGAL.sub("", str(name)) for name in df.columns]
     for row_number, row in enumerate(_rows(df, neutralise), start=1):
         cells: list[Any] = []
         for column, value in zip(names, row, strict=True):
