@@ -283,8 +283,30 @@ def table_height(rows: int, visible: int = 14) -> int:
     return 38 + 35 * max(1, min(rows, visible))
 
 
+PAGE_ROWS = 1_000  # st.dataframe sends every row it is given to the browser: more go a page at a time
+
+
+def page_of(table: pd.DataFrame, key: str, what: str = "papers") -> pd.DataFrame:
+    """``table`` itself when short, else one page of PAGE_ROWS rows chosen with a page number above it."""
+    if len(table) <= PAGE_ROWS:
+        return table
+    pages = (len(table) - 1) // PAGE_ROWS + 1
+    left, right = st.columns([1, 4], vertical_alignment="bottom")
+    with left:
+        page = st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key=key)
+    start = (int(page) - 1) * PAGE_ROWS
+    shown = table.iloc[start : start + PAGE_ROWS]
+    with right:
+        st.caption(
+            f"{what.capitalize()} {start + 1:,}–{start + len(shown):,} of {len(table):,}, "
+            f"{PAGE_ROWS:,} a page: filter or search to narrow them down; the download holds all of them."
+        )
+    return shown
+
+
 def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int | None = None) -> None:
-    """The papers as a table; selecting a row opens that paper (its id goes in the URL)."""
+    """The papers as a table (a page at a time when long); selecting a row opens that paper (id in URL)."""
+    table = page_of(table, f"{key}.page.{view.filters.slug()}")
     display = papers_table(table, columns=PAPER_COLUMNS)
     if "topic" in display.columns:
         display["topic"] = table["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
@@ -359,7 +381,8 @@ def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
 
 def paper_map(view: View, key: str) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
-    outside = None if view.mask.all() else view.papers[~view.mask.to_numpy()]
+    # Only what the grey background needs: copying every column of the rest costs seconds at 1M papers.
+    outside = None if view.mask.all() else view.papers.loc[~view.mask.to_numpy(), ["x", "y"]]
     fig = charts.paper_map(view.filtered, background=outside)
     fig.update_layout(dragmode="select")  # a drag selects papers (zoom and lasso stay in the toolbar)
     # The grey background trace has no ids: selecting its points picks nothing.
