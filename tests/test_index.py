@@ -434,3 +434,35 @@ def test_index_facets_equal_the_sidebar_counts(seeds_index, reference):
     for key, counts in computed.items():
         assert stored[key].to_dict() == counts.to_dict(), key
         assert stored[key].index.dtype == counts.index.dtype, key
+
+
+def test_refit_of_a_whole_index_is_the_in_app_analysis(seeds_index):
+    opened = index.open_index(seeds_index)
+    expected = analysis.analyze(corpus.load([SEEDS]).papers, n_topics=4)
+    refitted = index.refit(opened, 4)
+    pd.testing.assert_frame_equal(refitted.papers, expected.papers)
+    pd.testing.assert_frame_equal(refitted.topics, expected.topics)
+
+
+def test_refit_of_a_sampled_index_assigns_every_paper(tmp_path):
+    out = tmp_path / "sampled.index"
+    index.build_index([SEEDS], out, workers=1, fit_size=40)
+    refitted = index.refit(index.open_index(out), 4)
+    papers, topics = refitted.papers, refitted.topics
+    assert topics["size"].sum() == len(papers) == 57
+    assert set(papers["topic"]) <= set(topics["topic"]) and topics["topic"].max() < 4
+    labels = dict(zip(topics["topic"], topics["label"], strict=True))
+    assert (papers["topic_label"] == papers["topic"].map(labels)).all()
+    assert len(refitted.most_similar(papers["id"].iloc[0])) == 5
+
+
+def test_app_changes_the_number_of_topics_of_an_index(seeds_index, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("PAPER_DASHBOARD_CORPUS", str(seeds_index))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["k"] = "4"
+    at.run()
+    assert not at.exception
+    at.switch_page("src/dashboard/app_pages/topics.py").run()
+    assert not at.exception

@@ -55,7 +55,7 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from dashboard import __version__, corpus, similarity
-from dashboard.analysis import Analysis, paper_texts
+from dashboard.analysis import Analysis, analyze, paper_texts
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
 from dashboard.filters import facet_counts, search_text
 from dashboard.indexing import (
@@ -68,7 +68,7 @@ from dashboard.indexing import (
     term_counts_min_df,
     tfidf_rows,
 )
-from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
+from dashboard.schema import ANALYSIS_COLUMNS, CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.terms import TermCounts
 from dashboard.topics import TopicModel
 from dashboard.wordindex import WordIndex
@@ -1020,3 +1020,71 @@ def _write_papers(
         if writer is not None:
             writer.close()
     return facets
+
+
+# ------------------------------------------------------------------------------------------ refitting
+
+
+def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysis:
+    """The index's papers under another number of topics, without rereading the corpus.
+
+    Up to ``fit_size`` papers this is `analysis.analyze` itself. Beyond, the model is refitted on the
+    index's sample and every paper is assigned from the stored TF-IDF rows and area scores (the same
+    vocabulary: the same sample and settings give the same vectoriser), as the build does.
+    """
+    settings = opened.manifest["settings"]
+    taxonomy = opened.analysis.taxonomy
+    papers = opened.papers
+    base_columns = [c for c in papers.columns if c not in ANALYSIS_COLUMNS]
+    if int(opened.manifest["fit_papers"]) == len(papers):
+        return analyze(
+            papers[base_columns], n_topics=n_topics, taxonomy=taxonomy, random_state=settings["random_state"]
+        )
+    fit_rows = np.asarray(_load_npy(opened.path / "fit_rows.npy"))
+    sample = papers.iloc[fit_rows]
+    model = TopicModel(
+        n_topics=n_topics, method="kmeans", random_state=settings["random_state"], taxonomy=taxonomy
+    )
+    model.fit(paper_texts(sample))
+    stored = opened.analysis.model
+    if not np.array_equal(np.asarray(model.terms_, dtype=object), np.asarray(stored.terms_, dtype=object)):
+        raise RuntimeError(
+            "the refitted vocabulary differs from the index's: rebuild the index with --topics"
+        )
+    transform = TopicTransform.from_model(model)
+    scores = _load_npy(opened.path / "area_scores.npy")
+    n_papers = len(papers)
+    embedding = np.zeros((n_papers, model.embedding_.shape[1]), dtype=np.float32)
+    doc_topic = np.zeros((n_papers, model.doc_topic_.shape[1]), dtype=np.float64)
+    topic = np.zeros(n_papers, dtype=np.int64)
+    weight = np.zeros(n_papers, dtype=np.float64)
+    outlier = np.zeros(n_papers, dtype=bool)
+    for start in range(0, n_papers, chunk):
+        rows = slice(start, start + chunk)
+        assigned = transform.assign(stored.tfidf_[rows], np.asarray(scores[rows]))
+        embedding[rows], doc_topic[rows] = assigned["embedding"], assigned["doc_topic"]
+        topic[rows], weight[rows], outlier[rows] = (
+            assigned["topic"],
+            assigned["topic_weight"],
+            assigned["is_outlier"],
+        )
+    embedding[fit_rows], doc_topic[fit_rows] = model.embedding_, model.doc_topic_
+    topic[fit_rows], weight[fit_rows], outlier[fit_rows] = model.labels_, model.weights_, model.is_outlier_
+    coords = similarity.paper_map(embedding, topic, doc_topic)
+    ids = papers["id"].astype("str").to_numpy(dtype=object)
+    topics = _topics_table(model, topic, ids[fit_rows]).astype({"topic": "int64", "size": "int64"})
+    labels = dict(zip(topics["topic"], topics["label"], strict=True))
+    table = papers.assign(
+        topic=topic,
+        topic_label=pd.Series(
+            [labels.get(int(t), OUTLIER_LABEL) for t in topic], index=papers.index, dtype="str"
+        ),
+        topic_weight=weight,
+        is_outlier=outlier,
+        x=np.round(coords[:, 0], 4),
+        y=np.round(coords[:, 1], 4),
+    )
+    refitted = dataclasses.replace(
+        stored, embedding_=embedding, n_topics_=model.n_topics_, topic_labels_=list(model.topic_labels_)
+    )
+    return Analysis(table, topics, refitted, taxonomy, opened.analysis.positions)  # type: ignore[arg-type]

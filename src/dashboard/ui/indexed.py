@@ -78,13 +78,13 @@ def load_result(digest: str) -> corpus.LoadResult:
 
 
 def analysis(digest: str, n_topics: int | str) -> Analysis | None:
-    """The index's analysis when it has the asked-for number of topics ("auto": the one it was built with)."""
+    """The index's analysis ("auto": the topics it was built with; another number refits on its sample)."""
     index = opened(digest)
     if index is None:
         return None
     if n_topics == "auto" or int(n_topics) == int(index.manifest["topics"]):
         return index.analysis
-    return None
+    return paper_index.refit(index, int(n_topics))
 
 
 def facets(digest: str, n_topics: int | None) -> dict[str, pd.Series] | None:
