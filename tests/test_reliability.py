@@ -580,3 +580,17 @@ def test_xlsx_export_of_columns_named_with_control_characters() -> None:
     book = openpyxl.load_workbook(io.BytesIO(export.to_bytes(frame, "xlsx")))
     assert [cell.value for cell in book["papers"][2]] == ["x", "y"]
     assert book["notes"].max_row == 3
+
+
+def test_lone_surrogates_from_json_escapes_become_replacement_characters() -> None:
+    # "\ud83d" alone (half an emoji, cut by a scraper) made pyarrow fail the whole load.
+    data = b'[{"title": "Cut \\ud83d", "abstract": "Whole \\ud83d\\ude00, half \\ude00.", "authors": ["A \\ud800"]}]'
+    result = corpus.load_uploads([("s.json", data), ("name\ud800.txt", b"An abstract.")])
+    first = result.papers.iloc[0]
+    assert (first["title"], first["abstract"], first["authors"]) == (
+        "Cut \ufffd",
+        "Whole \U0001f600, half \ufffd.",
+        ["A \ufffd"],
+    )
+    assert result.papers["source"].tolist() == ["s.json", "name .txt"]
+    assert export.to_bytes(result.papers, "parquet")

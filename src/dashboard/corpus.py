@@ -152,8 +152,10 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&]*")
 # Control characters that mark a file as binary (C1 \x80-\x9f are not counted: real text decoded from
 # cp1252/latin-1 has some, while binary data is caught by its NUL and C0 bytes)
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-# Control characters a text field may not keep (tab and newline may)
-_INVISIBLE_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Control characters a text field may not keep (tab and newline may; these become spaces), and lone
+# surrogates (a JSON "\ud83d" escape: half an emoji cut by a scraper), which no UTF-8 writer accepts
+# and which failed the whole load in pyarrow (these become U+FFFD)
+_INVISIBLE_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 # A JSON string; an unterminated one runs to the end of the text. The closing quote must be optional:
 # if it were required, each of n escaped quotes (\") after an unterminated quote would start a new
 # scan to the end (quadratic: 80 kB took 14 s).
@@ -495,7 +497,7 @@ def _upload_name(name: object, n: int) -> str:
     return text if text.strip(".") else f"upload-{n}"
 
 
-_NOT_IN_LABELS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+_NOT_IN_LABELS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _format_of(name: str) -> str | None:
@@ -1440,7 +1442,7 @@ def _text(value: Any) -> str:
         if "\r" in value:
             value = value.replace("\r\n", "\n").replace("\r", "\n")
         if _INVISIBLE_CONTROL.search(value):
-            value = _INVISIBLE_CONTROL.sub(" ", value)
+            value = _INVISIBLE_CONTROL.sub(_unseen_character, value)
         return value.strip()
     value = _unwrap(value)
     if value is None:
@@ -1458,6 +1460,10 @@ def _text(value: Any) -> str:
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
     return ""
+
+
+def _unseen_character(match: re.Match[str]) -> str:
+    return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else " "
 
 
 def _text_list(value: Any, *, authors: bool) -> list[str]:
