@@ -584,13 +584,88 @@ def test_xlsx_export_of_columns_named_with_control_characters() -> None:
 
 def test_lone_surrogates_from_json_escapes_become_replacement_characters() -> None:
     # "\ud83d" alone (half an emoji, cut by a scraper) made pyarrow fail the whole load.
-    data = b'[{"title": "Cut \\ud83d", "abstract": "Whole \\ud83d\\ude00, half \\ude00.", "authors": ["A \\ud800"]}]'
+    data = (
+        b'[{"title": "Cut \\ud83d", "abstract": "Whole \\ud83d\\ude00, half \\ude00.", '
+        b'"authors": ["A \\ud800"]}]'
+    )
     result = corpus.load_uploads([("s.json", data), ("name\ud800.txt", b"An abstract.")])
     first = result.papers.iloc[0]
-    assert (first["title"], first["abstract"], first["authors"]) == (
-        "Cut \ufffd",
-        "Whole \U0001f600, half \ufffd.",
-        ["A \ufffd"],
-    )
+    assert (first["title"], first["abstract"]) == ("Cut \ufffd", "Whole \U0001f600, half \ufffd.")
+    assert first["authors"] == ["A \ufffd"]
     assert result.papers["source"].tolist() == ["s.json", "name .txt"]
     assert export.to_bytes(result.papers, "parquet")
+
+
+# --------------------------------------------------------------------------- formula injection
+
+
+TRIGGERS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=1+1"]
+
+
+def _hostile_records() -> list[dict]:
+    """Records whose every text field starts like a formula (and carries markup and bad URLs)."""
+    return [
+        {
+            "id": f"p{n}",
+            "title": trigger + f" title {n}",
+            "abstract": f"{trigger} We propose FormulaNet{n} for graphs. Code: https://github.com/evil/repo{n}",
+            "venue": trigger,
+            "authors": [trigger, "@handle"],
+            "keywords": ["-neg", "=kw"],
+            "url": "javascript:alert(1)",
+            "decision": trigger,
+        }
+        for n, trigger in enumerate(TRIGGERS)
+    ]
+
+
+def _assert_spreadsheet_safe(data: bytes, fmt: str) -> int:
+    """No text cell starts with a formula trigger; returns the number of text cells checked."""
+    cells: list[object] = []
+    if fmt == "csv":
+        cells = [
+            cell for row in csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")) for cell in row
+        ]
+        # a CSV cell has no type: one that starts like a number must be a number (the numeric columns)
+        risky = [c for c in cells if isinstance(c, str) and c and c[0] in "=+-@\t\r" and not _is_number(c)]
+    else:
+        book = openpyxl.load_workbook(io.BytesIO(data))
+        typed = [cell for sheet in book.worksheets for row in sheet.iter_rows() for cell in row]
+        assert not [cell.coordinate for cell in typed if cell.data_type == "f"], "formula cells"
+        cells = [cell.value for cell in typed if cell.data_type == "s"]
+        risky = [c for c in cells if isinstance(c, str) and c and c[0] in "=+-@\t\r"]
+    assert not risky, risky[:5]
+    return len(cells)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_every_cli_command_that_writes_a_table_neutralises_formulas(fmt: str, tmp_path: Path) -> None:
+    """`parse`, `analyze` and any later command whose --out is a table file, by default and with --raw."""
+    from dashboard import cli
+
+    source = tmp_path / "hostile.json"
+    source.write_text(json.dumps(_hostile_records()))
+    parser = cli.build_parser()
+    commands = [
+        name
+        for action in parser._subparsers._group_actions  # type: ignore[union-attr]
+        for name, sub in action.choices.items()
+        if any(option.dest == "out" and option.type is cli.output_path for option in sub._actions)
+    ]
+    assert "parse" in commands
+    for command in commands:
+        quoted, raw = tmp_path / f"{command}.{fmt}", tmp_path / f"{command}-raw.{fmt}"
+        assert cli.main([command, str(source), "--out", str(quoted)]) == 0
+        assert _assert_spreadsheet_safe(quoted.read_bytes(), fmt) > 50
+        assert cli.main([command, str(source), "--out", str(raw), "--raw"]) == 0
+        reread = corpus.load([raw], derive=False).papers
+        assert reread["title"].tolist() == [r["title"].strip() for r in _hostile_records()]
+        assert corpus.load([quoted], derive=False).papers["title"].tolist() == reread["title"].tolist()
