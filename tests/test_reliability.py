@@ -34,6 +34,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -42,11 +43,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
 
 from dashboard import corpus, export
 from dashboard.filters import Filters
+from dashboard.ui import keys
+from dashboard.ui.markup import STYLE
 
 MiB = 1 << 20
 
@@ -669,3 +674,232 @@ def test_every_cli_command_that_writes_a_table_neutralises_formulas(fmt: str, tm
         reread = corpus.load([raw], derive=False).papers
         assert reread["title"].tolist() == [r["title"].strip() for r in _hostile_records()]
         assert corpus.load([quoted], derive=False).papers["title"].tolist() == reread["title"].tolist()
+
+
+# --------------------------------------------------------------------------- the app (AppTest)
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = ("overview", "papers", "topics", "terms", "links", "compare")
+MARKUP = (
+    '<script>alert("pwn")</script> <img src=x onerror=alert(2)> :red[RED] :material/home: $x^2$ '
+    "[click](javascript:alert(3)) [d](data:text/html,<b>x</b>) ![pixel](https://evil.example/p.png) "
+    "&lt;b&gt; **bold**"
+)
+# Markdown-rendered widgets (captions, labels, buttons, headings) may carry these only backslash-escaped.
+MARKDOWN_TOKENS = (
+    "<script",
+    "<img",
+    ":red[",
+    ":material/home",
+    "$x^2$",
+    "](javascript:",
+    "](data:",
+    "![",
+    "**bold**",
+    "&lt;",
+)
+ALLOWED_TAGS = {"div", "span", "mark", "a", "br", "i", "b", "style"}
+UPLOAD_NAME = "../../evil :red[x] <b>$y$.json"
+
+
+def _hostile_upload() -> bytes:
+    records = []
+    for n, trigger in enumerate(TRIGGERS):
+        records.append(
+            {
+                "id": f"p{n}" if n else '<img src=x onerror="alert(9)">',
+                "title": f"{trigger} {MARKUP} title {n}",
+                "abstract": f"We propose Hostile{n}Net for graph learning with diffusion. {MARKUP} "
+                f"Code at https://github.com/evil/repo{n} and javascript:alert({n}).",
+                "venue": f"Venue {MARKUP}",
+                "year": 2026,
+                "authors": [f"Author {MARKUP}"],
+                "keywords": [MARKUP],
+                "url": "javascript:alert(5)" if n % 2 else "https://example.org/p",
+                "pdf_url": "data:text/html,<script>alert(6)</script>",
+                "code_url": "javascript:alert(7)",
+            }
+        )
+    return json.dumps(records).encode()
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bytes]]:
+    """Every file the app hands out (downloads, images) as (file name, bytes)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files: list[tuple[str, bytes]] = []
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, path_or_data, mimetype, kind, filename=None):  # type: ignore[no-untyped-def]
+        if isinstance(path_or_data, bytes):
+            files.append((filename or "", path_or_data))
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    return files
+
+
+@pytest.fixture
+def bundled_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py"])
+
+
+def _app(page: str = "papers", query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.switch_page(f"src/dashboard/app_pages/{page}.py")
+    return at.run()
+
+
+def _upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
+    at.sidebar.get("file_uploader")[0].set_value(
+        [(name, data, "application/octet-stream") for name, data in files]
+    )
+    return at.run()
+
+
+def _elements(node: object) -> Iterator[object]:
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            yield child
+            yield from _elements(child)
+
+
+def _strings(value: object, key: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, k)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, key)
+    elif isinstance(value, str):
+        yield key, value
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.style = ""
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+        self._in_style = tag == "style"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.style += data
+
+
+def _check_html(body: str) -> None:
+    parser = _Tags()
+    parser.feed(body)
+    for tag, attributes in parser.tags:
+        assert tag in ALLOWED_TAGS, (tag, body[:300])
+        for name, value in attributes:
+            assert not name.startswith("on"), (tag, name)
+            if name == "href":
+                assert (value or "").startswith(("http://", "https://")), value
+            assert "javascript:" not in (value or "").lower()
+    if parser.style:
+        assert parser.style.strip() in STYLE, "a <style> that is not the app's own"
+
+
+def _check_figure(spec: str) -> None:
+    # customdata (paper ids, topic numbers) is never drawn: the charts' hover templates name other fields
+    for key, text in _strings(json.loads(spec)):
+        if key == "customdata":
+            continue
+        lowered = text.lower()
+        assert "<script" not in lowered and "<img" not in lowered and "<a " not in lowered, text[:200]
+
+
+def _check_table(element: object) -> None:
+    proto = MessageToDict(element.proto)  # type: ignore[attr-defined]
+    config = json.loads(proto.get("columns") or "{}")
+    links = [name for name, column in config.items() if "link" in json.dumps(column)]
+    frame = element.value  # type: ignore[attr-defined]
+    for name in links:
+        if name in frame.columns:
+            for url in frame[name].dropna():
+                assert url == "" or str(url).startswith(("http://", "https://")), (name, url)
+
+
+def check_rendered_as_text(at: AppTest) -> int:
+    """Every element of the page: markdown carries hostile text only escaped, HTML only our tags."""
+    assert not at.exception, [e.value for e in at.exception]
+    checked = 0
+    for element in _elements(at._tree):
+        proto = getattr(element, "proto", None)
+        if proto is None:
+            continue
+        kind = type(element).__name__
+        if kind == "Dataframe":
+            _check_table(element)
+            continue
+        fields = MessageToDict(proto)
+        for key, text in _strings(fields):
+            if kind == "Html" and key == "body":
+                _check_html(text)
+            elif key == "spec":
+                _check_figure(text)
+            elif key in ("body", "label", "help"):
+                leaked = [
+                    token for token in MARKDOWN_TOKENS if re.search(r"(?<!\\)" + re.escape(token), text)
+                ]
+                assert not leaked, (kind, leaked, text[:300])
+            checked += 1
+    return checked
+
+
+@pytest.mark.slow
+def test_hostile_corpus_text_is_shown_as_text_on_every_page(bundled_corpus: None, audit: AuditLog) -> None:
+    """Titles, abstracts, venues, authors, URLs, ids and the file name, on every page and view.
+
+    tests/test_app.py does this for hostile abstracts in a text file, and tests/test_browser.py
+    checks in Chromium that nothing runs; this adds every other field and hostile URL values.
+    """
+    with audit.watching("evil :red"):
+        at = _upload(_app("papers"), (UPLOAD_NAME, _hostile_upload()))
+    assert audit.events == []  # the upload's name was never used as a path
+    label = corpus.load_uploads([(UPLOAD_NAME, b"x")]).report.files[0].source
+    ids = list(corpus.load_uploads([(UPLOAD_NAME, _hostile_upload())]).papers["id"])
+    assert len(at.main.dataframe[0].value) == len(TRIGGERS)
+    views = [
+        {},
+        {"paper": ids[0], "cmp": ids[:3], "term": "<script>", "q": '"<script>" :red[RED]'},
+        {"paper": ids[1], "cmp": ids[1:3], "venue": f"Venue {MARKUP}", "source": label, "area": "<b>x</b>"},
+    ]
+    checked = 0
+    for view in views:
+        for page in PAGES:
+            at.query_params.clear()
+            for key, value in view.items():
+                at.query_params[key] = value
+            at.switch_page(f"src/dashboard/app_pages/{page}.py")
+            at.run()
+            checked += check_rendered_as_text(at)
+    assert checked > 500
+
+
+@pytest.mark.slow
+def test_every_download_in_the_app_neutralises_formulas(
+    bundled_corpus: None, served: list[tuple[str, bytes]]
+) -> None:
+    at = _upload(_app("papers"), ("hostile.json", json.dumps(_hostile_records()).encode()))
+    for page, key in (("papers", keys.PAPERS_FORMAT), ("links", keys.LINKS_FORMAT)):
+        at.switch_page(f"src/dashboard/app_pages/{page}.py")
+        at.run()
+        for label in ("CSV", "Excel"):
+            at.segmented_control(key=key).set_value(label).run()
+            assert not at.exception
+    downloads = [(name, data) for name, data in served if name.endswith((".csv", ".xlsx"))]
+    names = {name.split("_")[0] + "." + name.rsplit(".", 1)[1] for name, _ in downloads}
+    assert names == {"papers.csv", "papers.xlsx", "links.csv", "links.xlsx"}
+    for name, data in downloads:
+        assert _assert_spreadsheet_safe(data, name.rsplit(".", 1)[1]) > 10, name
