@@ -31,6 +31,11 @@ import time
 import tracemalloc
 import zipfile
 import zlib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -903,3 +908,55 @@ def test_every_download_in_the_app_neutralises_formulas(
     assert names == {"papers.csv", "papers.xlsx", "links.csv", "links.xlsx"}
     for name, data in downloads:
         assert _assert_spreadsheet_safe(data, name.rsplit(".", 1)[1]) > 10, name
+
+
+def _count_line(at: AppTest) -> tuple[int, int]:
+    for element in at.sidebar.markdown:
+        match = re.fullmatch(r"\*\*([\d,]+) of ([\d,]+) papers\*\*", element.value)
+        if match:
+            return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
+    raise AssertionError("no 'N of M papers' line")
+
+
+def _paragraphs(tag: str, n: int) -> bytes:
+    return (
+        "\n\n".join(f"Paper {i} by {tag} studies graphs with method {tag}{i}Net." for i in range(n)) + "\n"
+    ).encode()
+
+
+@pytest.mark.slow
+def test_one_sessions_upload_never_shows_in_another_session(bundled_corpus: None) -> None:
+    # AppTest sessions in one process share Streamlit's caches, as the users of one server do.
+    seeds = len(corpus.load([REPO / "seeds"]).papers)
+    alice = _upload(_app("papers"), ("mine.txt", _paragraphs("alice", 3)))
+    bob = _app("papers")
+    carol = _upload(_app("papers"), ("mine.txt", _paragraphs("carol", 5)))  # same name, other content
+    assert (_count_line(alice), _count_line(bob), _count_line(carol)) == ((3, 3), (seeds, seeds), (5, 5))
+    alice.run()
+    bob.run()
+    assert _count_line(alice) == (3, 3) and _count_line(bob) == (seeds, seeds)
+    titles = " ".join(alice.main.dataframe[0].value["title"])
+    assert "alice" in titles.lower() and "carol" not in titles.lower()
+
+
+@pytest.mark.parametrize("key", ["corpus", "path", "paths", "file", "data", "source", "upload"])
+def test_a_corpus_path_in_the_url_is_never_opened(
+    key: str, bundled_corpus: None, audit: AuditLog, tmp_path: Path
+) -> None:
+    # tests/test_app.py checks the count stays the bundled one; this checks the path is not even opened
+    target = tmp_path / "pd-marker-corpus"
+    target.mkdir()
+    (target / "papers.txt").write_text("An abstract that must not load.\n")
+    with audit.watching("pd-marker-corpus"):
+        at = _app("overview", {key: [str(target), str(target / "papers.txt"), "../../pd-marker-corpus"]})
+    assert not at.exception
+    assert audit.events == []
+
+
+def test_upload_limit_is_set_and_shown_and_tracebacks_are_hidden(bundled_corpus: None) -> None:
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
+    limit_mb = config["server"]["maxUploadSize"]
+    assert 0 < limit_mb * MiB <= corpus.MAX_INPUT_BYTES  # an accepted upload is never too big to read
+    assert config["client"]["showErrorDetails"] is False  # a crash never shows a traceback to the user
+    uploader = _app("overview").sidebar.get("file_uploader")[0]
+    assert MessageToDict(uploader.proto)["maxUploadSizeMb"] == limit_mb  # Streamlit states and enforces it
