@@ -960,3 +960,71 @@ def test_upload_limit_is_set_and_shown_and_tracebacks_are_hidden(bundled_corpus:
     assert config["client"]["showErrorDetails"] is False  # a crash never shows a traceback to the user
     uploader = _app("overview").sidebar.get("file_uploader")[0]
     assert MessageToDict(uploader.proto)["maxUploadSizeMb"] == limit_mb  # Streamlit states and enforces it
+
+
+# --------------------------------------------------------------------------- hostile text, every parser
+
+HOSTILE_STRINGS = [
+    MARKUP,
+    '<a href="javascript:alert(1)">x</a> <iframe src="data:text/html,x"></iframe>',
+    "[x](javascript:alert(1)) [y](JaVaScRiPt:alert(1)) [z](data:text/html;base64,PHNj) [w](vbscript:x)",
+    "see javascript://github.com/%0aalert(1) and file:///etc/passwd and ftp://x.org/y and //evil.org/x",
+    'https://github.com/a/b"onmouseover="alert(1) https://github.com/a/b<script> https://x.org/\u202eexe.txt',
+    '=HYPERLINK("http://evil") +1 -2+3 @SUM(A1) \t=1 \r=1',
+    "\x00\x01\x08\x0b\x0c\x1b[31m\x7f\x85\u2028\u2029\ufeff\u200b\u202e\u2066\ufffe\uffff",
+    "%s%n%x {0} {{x}} %{customdata} ${7*7} {{7*7}} #{7*7}",
+    "$" * 999 + " \\" * 999 + " {" * 999 + " [" * 999 + " (" * 999,
+    "**" * 5000 + "_" * 5000 + "`" * 5000 + "~" * 5000,
+    "http://" * 2000 + "github.com/" * 2000 + "www." * 2000,
+    "We propose " + "A" * 10_000 + " (" + "B" * 5_000 + ").",
+    "\u0301" * 10_000 + "e\u0301" * 1000 + "\U0001f600" * 1000 + "\u202e" * 100,
+    "ICML 2026 论文列表 " * 500 + "ا" * 1000,
+]
+
+
+@pytest.mark.timeout(300)  # a hang guard for catastrophic backtracking, not a speed assertion
+@pytest.mark.parametrize("text", HOSTILE_STRINGS, ids=range(len(HOSTILE_STRINGS)))
+def test_hostile_text_through_every_cleaner_and_extractor(text: str) -> None:
+    """The derived columns of hostile text: nothing raises, links are http(s) from the text itself."""
+    from dashboard import enrich, extract, links
+    from dashboard.text import clean_markup, count_words
+
+    clean = clean_markup(text)
+    assert isinstance(clean, str) and count_words(clean) >= 0
+    found = links.extract_links(text)
+    assert all(link["url"].startswith(("http://", "https://")) for link in found), found
+    code_url, repo, status = links.code_release(found, text, record_code_url="javascript:alert(1)")
+    assert code_url == "" or code_url.startswith(("http://", "https://"))
+    assert isinstance(extract.method_names(text), list) and isinstance(extract.datasets(text), list)
+    assert isinstance(extract.derived_title(clean, extract.method_names(text)), str)
+    fields = enrich.derive_fields(text, title=text[:300], code_url="data:text/html,x")
+    assert fields is not None
+
+
+@pytest.mark.parametrize("text", HOSTILE_STRINGS, ids=range(len(HOSTILE_STRINGS)))
+def test_hostile_text_in_every_url_key_never_breaks_the_filters(text: str) -> None:
+    from dashboard.filters import URL_KEYS, highlight_spans, search_mask
+
+    query = {key: [text, text[:50]] for key in URL_KEYS}
+    filters, notices = Filters.from_query(query)
+    papers = corpus.load_uploads(
+        [("h.json", json.dumps([{"title": t, "abstract": t} for t in HOSTILE_STRINGS]).encode())]
+    ).papers
+    assert len(filters.mask(papers)) == len(papers)
+    assert re.fullmatch(r"[a-z0-9_+-]+", filters.slug())
+    assert isinstance(filters.describe(), str) and all(isinstance(n, str) for n in notices)
+    search_mask(papers["abstract_clean"], text)
+    highlight_spans(text, text)
+
+
+@pytest.mark.parametrize("fmt", export.EXPORT_FORMATS)
+def test_hostile_text_survives_every_export_and_reads_back(fmt: str) -> None:
+    # The exporter is lossless for text it can hold (Excel drops XML-illegal characters and says so
+    # on its notes sheet); the CSV-injection quote is removed again when our own export is read back.
+    records = [{"id": f"h{n}", "title": t[:4000], "abstract": t} for n, t in enumerate(HOSTILE_STRINGS)]
+    papers = corpus.load_uploads([("h.json", json.dumps(records).encode())]).papers
+    back = corpus.load_uploads([(f"h.{fmt}", export.to_bytes(papers, fmt))]).papers
+    assert back["id"].tolist() == papers["id"].tolist()
+    if fmt != "xlsx":
+        assert back["abstract"].tolist() == papers["abstract"].tolist()
+        assert back["title"].tolist() == papers["title"].tolist()
