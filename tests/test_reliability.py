@@ -1040,3 +1040,32 @@ def test_a_few_kilobytes_of_gzip_never_become_megabytes_of_records() -> None:
     print(f"\n{len(data):,} bytes of gzip refused in {time.perf_counter() - started:.3f} s")
     assert "refused as a likely decompression bomb" in result.report.skipped[0].message
     assert result.report.papers == 0
+
+
+# --------------------------------------------------------------------------- every refusal says what to do
+
+WHAT_TO_DO = re.compile(
+    r"raise dashboard\.corpus\.|export|download it again|fix the file|save it again|write it again|"
+    r"name one of|supported:|expected|split it|give it uncompressed|put the papers"
+)
+REFUSED_FILES = [
+    ("binary.txt", bytes(range(256)) * 64),
+    ("paper.txt", b"%PDF-1.7\n"),
+    ("notgzip.json.gz", b"\x1f\x8b" + b"garbage" * 10),
+    ("deep.json", b"[" * 100 + b"]" * 100),
+    ("broken.json", b'[{"abstract": "x"}'),
+    ("numbers.json", b"[1, 2, 3]"),
+    ("object.json", b'{"count": 3}'),
+    ("nocol.csv", b"title,body\nT,B\n"),
+    ("corrupt.xlsx", b"PK\x03\x04" + b"\0" * 100),
+    ("corrupt.parquet", b"PAR1" + b"\0" * 100),
+    ("slides.pptx", b"PK\x03\x04"),
+    ("bomb.txt.gz", gzip.compress(b" " * (4 << 20))),
+]
+
+
+@pytest.mark.parametrize("name, data", REFUSED_FILES, ids=[name for name, _ in REFUSED_FILES])
+def test_every_refused_file_says_what_happened_and_what_to_do(name: str, data: bytes) -> None:
+    (problem,) = read(name, data).report.skipped
+    assert problem.source == name and problem.place == ""
+    assert WHAT_TO_DO.search(problem.message), problem.message

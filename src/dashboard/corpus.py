@@ -544,7 +544,9 @@ def _gunzip(data: bytes | bytearray, log: _Log) -> bytes | bytearray:
                 chunk = decompressor.decompress(decompressor.unconsumed_tail, 1 << 20)
         except zlib.error as error:
             if not out:
-                raise _Refused(f"not a valid gzip file ({error})") from None
+                raise _Refused(
+                    f"not a valid gzip file ({error}): download it again, or give it uncompressed"
+                ) from None
             log.warn("", f"gzip data is corrupt after {_size(len(out))} ({error}); read what came before")
             return out
         if decompressor.eof:
@@ -563,7 +565,7 @@ def _gunzip(data: bytes | bytearray, log: _Log) -> bytes | bytearray:
         if position >= len(data):
             break
     if not out:
-        raise _Refused("gzip file is truncated before any data: nothing to read")
+        raise _Refused("gzip file is truncated before any data: nothing to read (download it again)")
     log.warn("", f"gzip file is truncated (stream ends early after {_size(len(out))}); read what came before")
     return out
 
@@ -916,6 +918,13 @@ def _acronym_like(token: str) -> bool:
 # ---------------------------------------------------------------------------------------------- JSON
 
 
+def _too_deep_message() -> str:
+    return (
+        f"JSON nested more than {MAX_JSON_DEPTH} levels deep: refused (paper records nest a few levels; "
+        "raise dashboard.corpus.MAX_JSON_DEPTH if the file is genuine)"
+    )
+
+
 def _json_too_deep(text: str) -> bool:
     """True when brackets nest deeper than MAX_JSON_DEPTH (checked without recursion)."""
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
@@ -935,16 +944,19 @@ def _json_too_deep(text: str) -> bool:
 
 def _json_records(text: str, log: _Log) -> list[_Record]:
     if _json_too_deep(text):
-        raise _Refused(f"JSON nested more than {MAX_JSON_DEPTH} levels deep: refused")
+        raise _Refused(_too_deep_message())
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         if error.msg == "Extra data" and text.lstrip().startswith("{"):
             log.warn("", "holds one JSON object per line: read as JSON Lines (name it .jsonl)")
             return _jsonl_records(text, log)
-        raise _Refused(f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+        raise _Refused(
+            f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
+            "(fix the file there, or export it again)"
+        ) from None
     except RecursionError:  # pragma: no cover - the depth check above comes first
-        raise _Refused(f"JSON nested more than {MAX_JSON_DEPTH} levels deep: refused") from None
+        raise _Refused(_too_deep_message()) from None
     items, container = _records_in(document)
     if items and not any(isinstance(item, (dict, str)) for _, item in items):
         kinds = sorted({_json_kind(item) for _, item in items[:1000]})
@@ -1113,7 +1125,7 @@ def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Rec
     except csv.Error as error:
         log.skip(f"line {reader.line_num}", f"unreadable CSV ({error}); the rest of the file was not read")
     if header is None:
-        raise _Refused("no header row: the file holds no data")
+        raise _Refused("no header row: the file holds no data (export it again with a header)")
     return records
 
 
@@ -1198,7 +1210,10 @@ def _parquet_records(data: bytes | bytearray) -> list[_Record]:
     except _Refused:
         raise
     except Exception as error:  # pyarrow raises many types for bad bytes; all mean "unreadable"
-        raise _Refused(f"not a readable Parquet file ({type(error).__name__}: {str(error)[:200]})") from None
+        raise _Refused(
+            f"not a readable Parquet file ({type(error).__name__}: {str(error)[:200]}): write it again, "
+            "or export CSV or JSON Lines"
+        ) from None
     return [_Record(f"row {n}", n, row) for n, row in enumerate(rows, start=1)]
 
 
@@ -1242,7 +1257,8 @@ def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
         raise
     except Exception as error:  # zipfile/openpyxl/lxml raise many types for bad bytes
         raise _Refused(
-            f"not a readable Excel .xlsx file ({type(error).__name__}: {str(error)[:200]})"
+            f"not a readable Excel .xlsx file ({type(error).__name__}: {str(error)[:200]}): "
+            "save it again from Excel as .xlsx, or export CSV"
         ) from None
     try:
         sheet = workbook["papers"] if "papers" in workbook.sheetnames else workbook.worksheets[0]
@@ -1268,12 +1284,13 @@ def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
         raise
     except Exception as error:  # a damaged sheet fails while rows are read
         raise _Refused(
-            f"not a readable Excel .xlsx file ({type(error).__name__}: {str(error)[:200]})"
+            f"not a readable Excel .xlsx file ({type(error).__name__}: {str(error)[:200]}): "
+            "save it again from Excel as .xlsx, or export CSV"
         ) from None
     finally:
         workbook.close()
     if header is None:
-        raise _Refused("the sheet is empty")
+        raise _Refused("the sheet is empty (put the papers on the first sheet or one named papers)")
     return records
 
 
