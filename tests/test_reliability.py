@@ -31,11 +31,6 @@ import time
 import tracemalloc
 import zipfile
 import zlib
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,6 +52,11 @@ from dashboard import corpus, export
 from dashboard.filters import Filters
 from dashboard.ui import keys
 from dashboard.ui.markup import STYLE
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 MiB = 1 << 20
 
