@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import mmap
 import multiprocessing
 import os
 import shutil
@@ -256,9 +257,18 @@ def _write_arrow(table: pa.Table, path: Path) -> None:
 
 
 def _read_arrow(path: Path) -> pa.Table:
+    """An Arrow IPC file, memory-mapped: pages are read when used, without read-ahead.
+
+    Papers picked by a filter are scattered over the file; the kernel's read-ahead would make every
+    neighbouring page resident too (the whole text of a million abstracts after one search).
+    """
     try:
-        return pa.ipc.open_file(pa.memory_map(str(path))).read_all()
-    except (OSError, pa.ArrowInvalid) as error:
+        with open(path, "rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+        if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_RANDOM"):
+            mapped.madvise(mmap.MADV_RANDOM)
+        return pa.ipc.open_file(pa.BufferReader(pa.py_buffer(mapped))).read_all()
+    except (OSError, ValueError, pa.ArrowInvalid) as error:
         raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
 
 
@@ -969,6 +979,31 @@ def read_facets(path: str | Path) -> dict[str, pd.Series]:
     return facets
 
 
+def _write_single_batch(pieces: list[Path], path: Path) -> None:
+    """Join Arrow files of the same schema into one file of one record batch, a column at a time.
+
+    One chunk per column matters when reading: Arrow's ``take`` on a chunked string column first
+    concatenates the chunks (gigabytes at a million papers, on every filter); on one chunk it copies
+    just the rows taken. Each column is concatenated alone and kept memory-mapped, so memory holds
+    one column at a time.
+    """
+    tables = [_read_arrow(piece) for piece in pieces]
+    schema = tables[0].schema
+    folder = path.parent / f".{path.name}.columns"
+    folder.mkdir()
+    columns = []
+    for number, field_ in enumerate(schema):
+        joined = pa.concat_arrays([chunk for table in tables for chunk in table.column(number).chunks])
+        file = folder / f"{number:04d}.arrow"
+        _write_arrow(pa.table([joined], schema=pa.schema([field_])), file)
+        del joined
+        columns.append(_read_arrow(file).column(0))
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+        writer.write_table(pa.table(columns, schema=schema))
+    del columns, tables
+    shutil.rmtree(folder)
+
+
 def _write_papers(
     path: Path,
     parts: list[_Part],
@@ -992,33 +1027,27 @@ def _write_papers(
         names.extend(n for n in schema.names if n not in names)
     analysis_columns = ["topic", "topic_label", "topic_weight", "is_outlier", "areas", "x", "y"]
     columns = _column_order([n for n in names if n not in analysis_columns])
-    writer = None
     start = 0
-    with pa.OSFile(str(path), "wb") as sink:
-        for part in parts:
-            rows = slice(start, start + part.rows)
-            papers = arrow_to_table(_read_arrow(part.directory / "papers.arrow"))
-            papers["id"] = pd.Series(ids[rows], dtype="str")
-            papers = papers.assign(
-                topic=topic[rows],
-                topic_label=pd.Series([labels.get(int(t), OUTLIER_LABEL) for t in topic[rows]], dtype="str"),
-                topic_weight=weight[rows],
-                is_outlier=outlier[rows],
-                areas=pd.Series(areas_from_scores(np.asarray(scores[rows]), taxonomy), dtype=object),
-                x=np.round(coords[rows, 0], 4),
-                y=np.round(coords[rows, 1], 4),
-            )
-            for key, counts in facet_counts(papers).items():
-                total = facets.setdefault(key, {})
-                for value, count in counts.items():
-                    total[value] = total.get(value, 0) + int(count)
-            table = table_to_arrow(papers, [*columns, *analysis_columns])
-            if writer is None:
-                writer = pa.ipc.new_file(sink, table.schema)
-            writer.write_table(table)
-            start += part.rows
-        if writer is not None:
-            writer.close()
+    for part in parts:
+        rows = slice(start, start + part.rows)
+        papers = arrow_to_table(_read_arrow(part.directory / "papers.arrow"))
+        papers["id"] = pd.Series(ids[rows], dtype="str")
+        papers = papers.assign(
+            topic=topic[rows],
+            topic_label=pd.Series([labels.get(int(t), OUTLIER_LABEL) for t in topic[rows]], dtype="str"),
+            topic_weight=weight[rows],
+            is_outlier=outlier[rows],
+            areas=pd.Series(areas_from_scores(np.asarray(scores[rows]), taxonomy), dtype=object),
+            x=np.round(coords[rows, 0], 4),
+            y=np.round(coords[rows, 1], 4),
+        )
+        for key, counts in facet_counts(papers).items():
+            total = facets.setdefault(key, {})
+            for value, count in counts.items():
+                total[value] = total.get(value, 0) + int(count)
+        _write_arrow(table_to_arrow(papers, [*columns, *analysis_columns]), part.directory / "table.arrow")
+        start += part.rows
+    _write_single_batch([p.directory / "table.arrow" for p in parts], path)
     return facets
 
 
