@@ -775,8 +775,18 @@ def build_index(
     ``fit_size`` papers and every other paper is assigned to its topics. ``out`` is replaced only
     when it is an index already (or absent/empty); the new index appears there complete or not at all.
     """
-    say = progress or (lambda message: None)
     started = time.perf_counter()
+    phases: dict[str, float] = {}
+    clock = [started]
+
+    def say(message: str, finished: str | None = None) -> None:
+        now = time.perf_counter()
+        if finished:  # the seconds each step took go in the manifest
+            phases[finished] = round(now - clock[0], 2)
+            clock[0] = now
+        if progress is not None:
+            progress(f"{now - started:7.1f} s  {message}")
+
     target = Path(out)
     if target.exists() and not is_index(target) and (not target.is_dir() or any(target.iterdir())):
         raise IndexOutputError(f"{target}: exists and is not an index; choose another --out or remove it")
@@ -802,14 +812,17 @@ def build_index(
         # The count map runs in the workers while this process fits the topic model.
         tasks = [(str(part.directory), tax_text, tax_name) for part in parts]
         counting = [pool.submit(_count_part, task) for task in tasks] if pool is not None else []
-        say(f"counting terms of {n_papers:,} papers; fitting topics on {min(n_papers, fit_size):,} of them")
+        say(
+            f"counting terms of {n_papers:,} papers; fitting topics on {min(n_papers, fit_size):,} of them",
+            finished="read",
+        )
         model, fit_rows = _fit(parts, n_papers, settings, tax)
         if pool is None:
             for task in tasks:
                 _count_part(task)
         for future in counting:
             future.result()
-        say("assigning topics, writing term counts")
+        say("assigning topics, writing the table, term counts and search index", finished="count and fit")
         manifest = _write_index(work, parts, ids, model, fit_rows, tax, report)
         manifest.update(
             {
@@ -823,6 +836,9 @@ def build_index(
         )
         shutil.rmtree(work / "parts")
         (work / "taxonomy.toml").write_text(tax_text, encoding="utf-8")
+        say("checksums", finished="assign and write")
+        say("done", finished="checksums")
+        manifest["phases"] = phases
         manifest["build_seconds"] = round(time.perf_counter() - started, 2)
         manifest["built_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         manifest["files"] = {
@@ -847,7 +863,7 @@ def build_index(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    say(f"index written to {target} in {manifest['build_seconds']:.1f} s")
+    say(f"index written to {target}")
     return manifest
 
 
