@@ -222,12 +222,9 @@ def topics_argument(text: str) -> int | str:
     if text.strip().lower() == "auto":
         return "auto"
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of topics or 'auto', got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"the number of topics must be at least 1, got {value}")
-    return value
+        return positive_int(text)
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"a number of topics or 'auto': {error}") from None
 
 
 def add_analyze_command(subparsers: Subparsers) -> None:
