@@ -45,12 +45,9 @@ else:
     shown = tracker.assign(
         url=components.safe_links(tracker["url"]), code_status=tracker["code_status"].str.replace("_", " ")
     )
-    st.dataframe(
+    components.show_table(
         shown.drop(columns="id"),
-        hide_index=True,
-        width="stretch",
-        height=components.table_height(len(shown)),
-        column_config={
+        {
             "title": st.column_config.TextColumn("Paper", width=300),
             "url": st.column_config.LinkColumn("URL", width=300),
             "kind": st.column_config.TextColumn("Kind", width=90),
@@ -68,30 +65,26 @@ with left:
     st.caption("The abstract links a user or organisation page but no repository.")
     if len(account_only):
         accounts = tracker[(tracker["kind"] == "account") & tracker["id"].isin(account_only["id"])]
-        st.dataframe(
+        components.show_table(
             accounts[["title", "url"]].assign(url=components.safe_links(accounts["url"])),
-            hide_index=True,
-            width="stretch",
-            height=components.table_height(len(accounts), visible=8),
-            column_config={
+            {
                 "title": st.column_config.TextColumn("Paper", width=300),
                 "url": st.column_config.LinkColumn("Account", width=200),
             },
+            visible=8,
         )
 with right:
     promised = papers[papers["code_status"] == "promised"]
     st.subheader(f"Code promised, no link ({len(promised):,})")
     st.caption('The abstract says code "will be released" (or similar) but gives no link.')
     if len(promised):
-        st.dataframe(
+        components.show_table(
             promised[["title", "source"]],
-            hide_index=True,
-            width="stretch",
-            height=components.table_height(len(promised), visible=8),
-            column_config={
+            {
                 "title": st.column_config.TextColumn("Paper", width=340),
                 "source": st.column_config.TextColumn("Source file", width=150),
             },
+            visible=8,
         )
 
 shared = tables.shared_repos(papers)
@@ -99,14 +92,12 @@ st.subheader(f"Repositories shared by several papers ({len(shared):,})")
 if shared.empty:
     st.caption("No repository is given as the code of more than one of these papers.")
 else:
-    st.dataframe(
+    components.show_table(
         shared.assign(titles=shared["titles"].map(lambda t: " | ".join(map(str, t)))).drop(columns="ids"),
-        hide_index=True,
-        width="stretch",
-        height=components.table_height(len(shared), visible=8),
-        column_config={
+        {
             "repo": st.column_config.TextColumn("Repository", width=200),
             "papers": st.column_config.NumberColumn("Papers", width=60),
             "titles": st.column_config.TextColumn("Their titles", width=600),
         },
+        visible=8,
     )

@@ -57,14 +57,12 @@ with right:
         st.caption("No method names found in these abstracts.")
     else:
         st.markdown("**Names papers give their methods, models and benchmarks**")
-        st.dataframe(
+        components.show_table(
             methods,
-            hide_index=True,
-            width="stretch",
-            height=components.table_height(len(methods), visible=10),
-            column_config={
+            {
                 "name": st.column_config.TextColumn("Name", width=130),
                 "papers": st.column_config.NumberColumn("Papers", width=60),
                 "title": st.column_config.TextColumn("Paper (the first one naming it)", width=400),
             },
+            visible=10,
         )

@@ -113,12 +113,9 @@ with right:
         summary = (
             by_group.groupby("group", sort=True)["term"].apply(lambda t: ", ".join(t.head(8))).reset_index()
         )
-        st.dataframe(
+        components.show_table(
             summary,
-            hide_index=True,
-            width="stretch",
-            height=components.table_height(len(summary)),
-            column_config={
+            {
                 "group": st.column_config.TextColumn(GROUPS[group], width=200),
                 "term": st.column_config.TextColumn("Most distinctive terms", width=420),
             },
@@ -142,14 +139,11 @@ if term:
     st.caption(escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers'))
     if len(lines):
         titles = view.papers.set_index("id")["title"]
-        st.dataframe(
+        components.show_table(
             lines.assign(title=lines["id"].map(titles)).drop(columns="id")[
                 ["title", "left", "match", "right"]
             ],
-            hide_index=True,
-            width="stretch",
-            height=components.table_height(len(lines)),
-            column_config={
+            {
                 "title": st.column_config.TextColumn("Paper", width=220),
                 "left": st.column_config.TextColumn("Before", width=330, alignment="right"),
                 "match": st.column_config.TextColumn("Term", width=110, alignment="center"),

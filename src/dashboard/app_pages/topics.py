@@ -32,12 +32,9 @@ with right:
     counts = view.papers.loc[others.to_numpy(), "topic"].value_counts()
     overview = tables.topic_overview(view.analysis.topics, counts, view.topic_names)
     st.markdown("**Top terms per topic**")
-    st.dataframe(
+    components.show_table(
         overview.drop(columns="topic"),
-        hide_index=True,
-        width="stretch",
-        height=components.table_height(len(overview)),
-        column_config={
+        {
             "name": st.column_config.TextColumn("Topic", width=220),
             "papers": st.column_config.NumberColumn("Papers", width=60),
             "top terms": st.column_config.TextColumn("Top terms", width=600),

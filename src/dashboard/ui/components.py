@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -302,6 +302,17 @@ def page_of(table: pd.DataFrame, key: str, what: str = "papers") -> pd.DataFrame
             f"{PAGE_ROWS:,} a page: filter or search to narrow them down; the download holds all of them."
         )
     return shown
+
+
+def show_table(table: pd.DataFrame, columns: Mapping[str, Any], *, visible: int = 14) -> None:
+    """A read-only table with these column configs, as tall as its rows up to ``visible`` of them."""
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height=table_height(len(table), visible),
+        column_config=dict(columns),
+    )
 
 
 def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int | None = None) -> None:
