@@ -272,7 +272,7 @@ def test_gigabyte_gzip_bomb_is_refused_in_small_memory(name: str, gigabyte_bomb:
     (problem,) = result.report.files[0].skipped
     assert "refused as a likely decompression bomb" in problem.message
     assert result.papers["abstract"].tolist() == [GOOD_ABSTRACT]
-    assert cost.peak_bytes < 64 * MiB
+    assert cost.peak_bytes < 16 * MiB  # refused after ~2 MiB of output (6 MiB peak measured)
 
 
 def test_gzip_under_the_ratio_check_stops_at_the_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
