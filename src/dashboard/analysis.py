@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,9 @@ import pandas as pd
 from dashboard import similarity
 from dashboard.areas import Taxonomy, area_scores, areas_from_scores, load_taxonomy
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
-from dashboard.topics import TopicModel
+
+if TYPE_CHECKING:  # imported when fitting: the app opens a prebuilt index without scikit-learn
+    from dashboard.topics import TopicModel
 
 
 def paper_texts(papers: pd.DataFrame) -> list[str]:
@@ -119,6 +121,8 @@ def analyze(
     Returns the input table with ``topic, topic_label, topic_weight, is_outlier, areas, x, y`` added.
     ``taxonomy`` is a TOML file of research areas (default: the one shipped with the package).
     """
+    from dashboard.topics import TopicModel
+
     tax = taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
     texts = paper_texts(papers)
     model = TopicModel(n_topics=n_topics, method=method, random_state=random_state, taxonomy=tax).fit(texts)

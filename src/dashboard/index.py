@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -59,20 +59,12 @@ from dashboard import __version__, corpus, similarity
 from dashboard.analysis import Analysis, analyze, paper_texts
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
 from dashboard.filters import facet_counts, search_text
-from dashboard.indexing import (
-    TERM_NGRAMS,
-    TopicTransform,
-    column_mapping,
-    count_partition,
-    remap_columns,
-    select_vocabulary,
-    term_counts_min_df,
-    tfidf_rows,
-)
 from dashboard.schema import ANALYSIS_COLUMNS, CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.terms import TermCounts
-from dashboard.topics import TopicModel
 from dashboard.wordindex import WordIndex
+
+if TYPE_CHECKING:  # building needs scikit-learn; opening an index does not (a faster app start)
+    from dashboard.topics import TopicModel
 
 FORMAT = "paper-dashboard-index"
 FORMAT_VERSION = 1
@@ -536,13 +528,15 @@ def _read_file(task: tuple[str, int, str, int]) -> tuple[dict[str, Any], list[tu
 
 def _count_part(task: tuple[str, str, str]) -> None:
     """Map step 1 for one partition (in a worker process): count it and write what it learnt."""
+    from dashboard import indexing  # scikit-learn only when building
+
     directory, taxonomy_text, taxonomy_name = Path(task[0]), task[1], task[2]
     papers = arrow_to_table(
         _read_arrow(directory / "papers.arrow").select(
             ["title", "title_is_derived", "abstract_clean", "method_names"]
         )
     )
-    counts = count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
+    counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
     _write_arrow(pa.table({"term": pa.array(counts.vocabulary, type=_STR)}), directory / "vocabulary.arrow")
     _save_csr_npz(directory / "abstract_counts.npz", counts.abstract_counts)
     _save_csr_npz(directory / "topic_counts.npz", counts.topic_counts)
@@ -627,6 +621,8 @@ def _read_rows(parts: list[_Part], rows: np.ndarray, columns: list[str]) -> pd.D
 
 def _vocabularies(parts: list[_Part], n_papers: int) -> dict[int, pa.Array]:
     """The Terms page's vocabularies: terms of 1, 2 and 3 words in at least min_df abstracts (reduce)."""
+    from dashboard import indexing
+
     tables = []
     for part in parts:
         counts = _load_npz(part.directory / "abstract_counts.npz")
@@ -640,10 +636,12 @@ def _vocabularies(parts: list[_Part], n_papers: int) -> dict[int, pa.Array]:
     terms = total.column("term")
     spaces = np.asarray(pc.count_substring(terms, " "))
     frequency = np.asarray(total.column("df_sum"))
-    min_df = term_counts_min_df(n_papers)
+    min_df = indexing.term_counts_min_df(n_papers)
     return {
-        n: select_vocabulary(terms.filter(pa.array(spaces == n - 1)), frequency[spaces == n - 1], min_df)
-        for n in TERM_NGRAMS
+        n: indexing.select_vocabulary(
+            terms.filter(pa.array(spaces == n - 1)), frequency[spaces == n - 1], min_df
+        )
+        for n in indexing.TERM_NGRAMS
     }
 
 
@@ -651,6 +649,8 @@ def _fit(
     parts: list[_Part], n_papers: int, settings: dict[str, Any], taxonomy: Taxonomy
 ) -> tuple[TopicModel, np.ndarray]:
     """Step 2: the topic model on a seeded sample (all papers up to fit_size), as `analyze` fits it."""
+    from dashboard.topics import TopicModel
+
     fit_size = int(settings["fit_size"])
     if n_papers <= fit_size:
         rows = np.arange(n_papers)
@@ -877,9 +877,11 @@ def _write_index(
     report: corpus.LoadReport,
 ) -> dict[str, Any]:
     """Step 3 and the writes: assign every partition, then the map, the table and the reductions."""
+    from dashboard import indexing
+
     n_papers = len(ids)
     whole = len(fit_rows) == n_papers  # the model saw every paper: take its results as they are
-    transform = None if whole else TopicTransform.from_model(model)
+    transform = None if whole else indexing.TopicTransform.from_model(model)
     terms = model.terms_
     idf = model.vectorizer_.idf_ if model.vectorizer_ is not None else np.ones(len(terms))
     vocabularies = _vocabularies(parts, n_papers)
@@ -892,7 +894,7 @@ def _write_index(
     outlier = np.zeros(n_papers, dtype=bool)
     tfidf_writer = _CsrWriter(work / "tfidf", len(terms), np.float32)
     term_writers = {
-        n: _CsrWriter(work / "terms" / str(n), len(vocabularies[n]), np.int32) for n in TERM_NGRAMS
+        n: _CsrWriter(work / "terms" / str(n), len(vocabularies[n]), np.int32) for n in indexing.TERM_NGRAMS
     }
     in_sample = np.zeros(n_papers, dtype=bool)
     in_sample[fit_rows] = True
@@ -903,17 +905,19 @@ def _write_index(
         rows = np.arange(start, start + part.rows)
         vocabulary = _read_arrow(part.directory / "vocabulary.arrow").column("term").to_pylist()
         abstract_counts = _load_npz(part.directory / "abstract_counts.npz")
-        for n in TERM_NGRAMS:
-            mapping = column_mapping(vocabulary, vocabularies[n])
-            term_writers[n].append(remap_columns(abstract_counts, mapping, len(vocabularies[n])))
+        for n in indexing.TERM_NGRAMS:
+            mapping = indexing.column_mapping(vocabulary, vocabularies[n])
+            term_writers[n].append(indexing.remap_columns(abstract_counts, mapping, len(vocabularies[n])))
         scores[rows] = np.load(part.directory / "area_scores.npy")
         if whole:
             tfidf_writer.append(model.tfidf_[rows])
         else:
-            counts = remap_columns(
-                _load_npz(part.directory / "topic_counts.npz"), column_mapping(vocabulary, terms), len(terms)
+            counts = indexing.remap_columns(
+                _load_npz(part.directory / "topic_counts.npz"),
+                indexing.column_mapping(vocabulary, terms),
+                len(terms),
             )
-            tfidf = tfidf_rows(counts, idf)
+            tfidf = indexing.tfidf_rows(counts, idf)
             tfidf_writer.append(tfidf)
             assigned = transform.assign(tfidf, scores[rows])  # type: ignore[union-attr]
             lsa[rows] = assigned["lsa"]
@@ -942,7 +946,7 @@ def _write_index(
     labels = dict(zip(topics["topic"], topics["label"], strict=True))
     arrays = {"tfidf": tfidf_writer.finish()}
     arrays.update({f"terms/{n}": writer.finish() for n, writer in term_writers.items()})
-    for n in TERM_NGRAMS:
+    for n in indexing.TERM_NGRAMS:
         _write_arrow(pa.table({"term": vocabularies[n]}), work / "terms" / str(n) / "terms.arrow")
     pq.write_table(
         pa.table({"term": pa.array(terms.astype(str), _STR), "idf": pa.array(idf, pa.float64())}),
@@ -1077,6 +1081,9 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
     index's sample and every paper is assigned from the stored TF-IDF rows and area scores (the same
     vocabulary: the same sample and settings give the same vectoriser), as the build does.
     """
+    from dashboard import indexing
+    from dashboard.topics import TopicModel
+
     settings = opened.manifest["settings"]
     taxonomy = opened.analysis.taxonomy
     papers = opened.papers
@@ -1096,7 +1103,7 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
         raise RuntimeError(
             "the refitted vocabulary differs from the index's: rebuild the index with --topics"
         )
-    transform = TopicTransform.from_model(model)
+    transform = indexing.TopicTransform.from_model(model)
     scores = _load_npy(opened.path / "area_scores.npy")
     n_papers = len(papers)
     embedding = np.zeros((n_papers, model.embedding_.shape[1]), dtype=np.float32)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 
 from dashboard.tokens import ngrams_with_spans
 
@@ -173,6 +172,8 @@ def paper_map(embedding: np.ndarray, labels: np.ndarray, doc_topic: np.ndarray) 
     middle, fringe papers and outliers at the edge). Deterministic: no random initialisation.
     ``labels`` may hold -1 (outliers): they go to the edge of their nearest topic's disc.
     """
+    from sklearn.preprocessing import normalize  # here: opening a prebuilt index needs no scikit-learn
+
     n_docs, n_topics = doc_topic.shape
     if n_docs == 0:
         return np.zeros((0, 2))

@@ -20,10 +20,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+if TYPE_CHECKING:  # imported when a vectoriser is made: opening a prebuilt index needs no scikit-learn
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 # fmt: off
 FUNCTION_WORDS: frozenset[str] = frozenset((
@@ -415,6 +417,8 @@ def make_vectorizer(
     >>> make_vectorizer("count").fit(["graph neural networks"]).get_feature_names_out().tolist()
     ['graph', 'graph neural']
     """
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
     # The analyzer lower-cases itself (scikit-learn's lower-casing does not apply to a callable analyzer).
     common = {
         "analyzer": Analyzer(ngram_range, stop_words),
