@@ -27,7 +27,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
             return response.read().strip() == b"ok"
@@ -44,6 +44,19 @@ def running_app(
     log_path: Path | None = None,
 ) -> Iterator[str]:
     """Run the app until the block ends; yields its base URL (``http://127.0.0.1:PORT``)."""
+    with running_server(app_args, env=env, startup_timeout=startup_timeout, log_path=log_path) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def running_server(
+    app_args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    startup_timeout: float = 60.0,
+    log_path: Path | None = None,
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """As `running_app`, also yielding the server process (to watch its memory or whether it lives)."""
     port = free_port()
     command = [
         sys.executable,
@@ -71,13 +84,13 @@ def running_app(
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + startup_timeout
-        while not _healthy(url):
+        while not healthy(url):
             if process.poll() is not None:
                 raise RuntimeError(f"streamlit exited with code {process.returncode} before answering")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"streamlit did not answer on {url} within {startup_timeout:.0f} s")
             time.sleep(0.3)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         try:

