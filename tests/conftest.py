@@ -20,5 +20,7 @@ def seeds_dir() -> Path:
 def corpora_dir() -> Path:
     """The real public corpora next to the repo; tests that need them skip where they are absent."""
     if not CORPORA_DIR.is_dir():
-        pytest.skip(f"real corpora not found at {CORPORA_DIR} (they live in ../shared/corpora, outside the repo)")
+        pytest.skip(
+            f"real corpora not found at {CORPORA_DIR} (they live in ../shared/corpora, outside the repo)"
+        )
     return CORPORA_DIR

@@ -150,7 +150,13 @@ def test_cjk_is_character_bigrams_never_a_sentence() -> None:
 
 
 def test_cjk_mixed_with_latin() -> None:
-    assert ngrams("扩散模型 diffusion models", (1, 2)) == ["扩散", "散模", "模型", "diffusion", "diffusion model"]
+    assert ngrams("扩散模型 diffusion models", (1, 2)) == [
+        "扩散",
+        "散模",
+        "模型",
+        "diffusion",
+        "diffusion model",
+    ]
 
 
 def test_scan_marks_phrase_breaks() -> None:

@@ -65,7 +65,9 @@ OPTIONAL_COLUMNS: tuple[str, ...] = ("url", "pdf_url", "authors", "keywords", "p
 
 ANALYSIS_COLUMNS: tuple[str, ...] = ("topic", "topic_label", "topic_weight", "is_outlier", "areas", "x", "y")
 
-LIST_COLUMNS: frozenset[str] = frozenset({"method_names", "links", "datasets", "authors", "keywords", "areas"})
+LIST_COLUMNS: frozenset[str] = frozenset(
+    {"method_names", "links", "datasets", "authors", "keywords", "areas"}
+)
 
 LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")
 
