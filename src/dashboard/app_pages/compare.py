@@ -20,7 +20,7 @@ titles = view.papers.set_index("id")["title"].astype("str")
 picked = [i for i in dict.fromkeys(st.query_params.get_all(keys.URL_COMPARE)) if i in titles.index][
     :MAX_PAPERS
 ]
-candidates = list(dict.fromkeys([*picked, *view.filtered["id"]]))
+candidates = list(dict.fromkeys([*picked, *view.shown["id"]]))
 
 
 def _on_pick() -> None:
@@ -56,18 +56,18 @@ if len(picked) < 2:
     )
     table_key = f"{keys.COMPARE_TABLE}.{view.filters.slug()}"
     st.dataframe(
-        components.papers_table(view.filtered, columns=("title", "topic", "code_status")).assign(
-            code_status=view.filtered["code_status"].str.replace("_", " "),
-            topic=view.filtered["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
+        components.papers_table(view.shown, columns=("title", "topic", "code_status")).assign(
+            code_status=view.shown["code_status"].str.replace("_", " "),
+            topic=view.shown["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
             if view.analysis is not None
             else "",
         ),
         key=table_key,
-        on_select=partial(_on_table_pick, table_key, tuple(view.filtered["id"])),
+        on_select=partial(_on_table_pick, table_key, tuple(view.shown["id"])),
         selection_mode="multi-row",
         hide_index=True,
         width="stretch",
-        height=components.table_height(len(view.filtered), visible=10),
+        height=components.table_height(len(view.shown), visible=10),
         column_config={
             "title": st.column_config.TextColumn("Title", width=520),
             "topic": st.column_config.TextColumn("Topic", width=220),

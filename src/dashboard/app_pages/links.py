@@ -11,7 +11,7 @@ components.page_header("Links & code", view, "Who released code, and where the l
 if components.empty_state(view, keys.LINKS_CLEAR):
     st.stop()
 
-papers = view.filtered
+papers = view.shown
 tracker = tables.link_tracker(papers, links.url_host, links.repo_of)
 
 # Release rates by every grouping that has more than one group here; a single bar says nothing.

@@ -11,7 +11,7 @@ components.page_header("Overview", view, "What is in this corpus")
 if components.empty_state(view, keys.OVERVIEW_CLEAR):
     st.stop()
 
-papers = view.filtered
+papers = view.shown
 released = int(papers["code_status"].eq("released").sum())
 n_links = int(papers["links"].map(len).sum())
 venues = papers["venue"][papers["venue"].astype("str") != ""].nunique()

@@ -11,10 +11,12 @@ components.page_header("Papers", view, "Select a row to read the paper")
 if components.empty_state(view, keys.PAPERS_CLEAR):
     st.stop()
 
-components.download(view.filtered, view, stem="papers", key=keys.PAPERS_FORMAT)
+# Every column, abstracts included, made when the button is pressed (or now, for a short table).
+n_shown = int(view.mask.sum())
+components.download(lambda: view.filtered, view, stem="papers", key=keys.PAPERS_FORMAT, n_rows=n_shown)
 # The table is this page's main content: room for 20 rows before it scrolls.
 components.selectable_papers(
-    view.filtered, view, key=keys.PAPERS_TABLE, height=components.table_height(len(view.filtered), visible=20)
+    view.shown, view, key=keys.PAPERS_TABLE, height=components.table_height(n_shown, visible=20)
 )
 
 requested = param(keys.URL_PAPER)

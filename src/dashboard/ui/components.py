@@ -56,17 +56,33 @@ def export_bytes(table: pd.DataFrame, fmt: str) -> bytes:
     return export.to_bytes(table, fmt)
 
 
-def download(table: pd.DataFrame, view: View, *, stem: str, key: str, what: str = "papers") -> None:
-    """A format picker and one download button for ``table``, named after the filters."""
+def download(
+    table: pd.DataFrame | Callable[[], pd.DataFrame],
+    view: View,
+    *,
+    stem: str,
+    key: str,
+    what: str = "papers",
+    n_rows: int | None = None,
+) -> None:
+    """A format picker and one download button for ``table``, named after the filters.
+
+    ``table`` may be a function making it (with ``n_rows``): a long table is then made only on click.
+    """
     columns = st.columns([2, 3], vertical_alignment="bottom")
     with columns[0]:
         label = st.segmented_control("File format", list(DOWNLOAD_FORMATS), default="CSV", key=key)
     fmt = DOWNLOAD_FORMATS.get(label or "CSV", "csv")
-    eager = len(table) <= EAGER_DOWNLOAD_ROWS
-    data: bytes | Callable[[], bytes] = export_bytes(table, fmt) if eager else _deferred(table, fmt)
+    rows = len(table) if isinstance(table, pd.DataFrame) else int(n_rows or 0)
+    eager = rows <= EAGER_DOWNLOAD_ROWS
+    data: bytes | Callable[[], bytes] = (
+        export_bytes(table if isinstance(table, pd.DataFrame) else table(), fmt)
+        if eager
+        else _deferred(table, fmt)
+    )
     with columns[1]:
         st.download_button(
-            f"Download {len(table):,} {what} as {label or 'CSV'}",
+            f"Download {rows:,} {what} as {label or 'CSV'}",
             data=data,
             file_name=view.file_name(stem, fmt),
             mime=export.MIME_TYPES.get(fmt),
@@ -76,9 +92,9 @@ def download(table: pd.DataFrame, view: View, *, stem: str, key: str, what: str 
         )
 
 
-def _deferred(table: pd.DataFrame, fmt: str) -> Callable[[], bytes]:
+def _deferred(table: pd.DataFrame | Callable[[], pd.DataFrame], fmt: str) -> Callable[[], bytes]:
     def make() -> bytes:
-        return export_bytes(table, fmt)
+        return export_bytes(table if isinstance(table, pd.DataFrame) else table(), fmt)
 
     return make
 
@@ -394,7 +410,7 @@ def paper_map(view: View, key: str) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
     # Only what the grey background needs: copying every column of the rest costs seconds at 1M papers.
     outside = None if view.mask.all() else view.papers.loc[~view.mask.to_numpy(), ["x", "y"]]
-    fig = charts.paper_map(view.filtered, background=outside)
+    fig = charts.paper_map(view.shown, background=outside)
     fig.update_layout(dragmode="select")  # a drag selects papers (zoom and lasso stay in the toolbar)
     # The grey background trace has no ids: selecting its points picks nothing.
     lookup = [list(trace.customdata) if trace.customdata is not None else [] for trace in fig.data]
