@@ -941,6 +941,10 @@ def _write_index(
         coords = similarity.paper_map(model.embedding_, model.labels_, model.doc_topic_)
     else:
         coords = similarity.paper_map(np.asarray(embedding), topic, doc_topic)
+    # Let go of what the rest does not need before the table is joined (gigabytes at a million papers).
+    for array in (lsa, embedding):
+        array.flush()
+    del lsa, embedding, doc_topic
     topics = _topics_table(model, topic, ids[fit_rows])
     _write_topics(topics, work / "topics.parquet")
     labels = dict(zip(topics["topic"], topics["label"], strict=True))
@@ -957,8 +961,7 @@ def _write_index(
     )
     _write_facets(facets, work / "facets.json")
     arrays["search"] = _merge_words(parts, work)
-    for array in (lsa, embedding, scores):
-        array.flush()
+    scores.flush()
     report_json = {"files": [dataclasses.asdict(f) for f in report.files]}
     (work / "report.json").write_text(json.dumps(report_json, ensure_ascii=False, indent=1), encoding="utf-8")
     return {
@@ -1007,20 +1010,22 @@ def _write_single_batch(pieces: list[Path], path: Path) -> None:
     just the rows taken. Each column is concatenated alone and kept memory-mapped, so memory holds
     one column at a time.
     """
-    tables = [_read_arrow(piece) for piece in pieces]
-    schema = tables[0].schema
+    schema = _read_arrow(pieces[0]).schema
     folder = path.parent / f".{path.name}.columns"
     folder.mkdir()
-    columns = []
+    files = []
     for number, field_ in enumerate(schema):
-        joined = pa.concat_arrays([chunk for table in tables for chunk in table.column(number).chunks])
-        file = folder / f"{number:04d}.arrow"
-        _write_arrow(pa.table([joined], schema=pa.schema([field_])), file)
+        # Each piece is mapped again per column and let go after: only this column's pages are resident.
+        chunks = [chunk for piece in pieces for chunk in _read_arrow(piece).column(number).chunks]
+        joined = pa.concat_arrays(chunks)
+        del chunks
+        files.append(folder / f"{number:04d}.arrow")
+        _write_arrow(pa.table([joined], schema=pa.schema([field_])), files[-1])
         del joined
-        columns.append(_read_arrow(file).column(0))
+    columns = [_read_arrow(file).column(0) for file in files]
     with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
         writer.write_table(pa.table(columns, schema=schema))
-    del columns, tables
+    del columns
     shutil.rmtree(folder)
 
 
