@@ -1,0 +1,553 @@
+"""Cost against corpus size, from 57 abstracts to a million: build, app start, filter changes, memory.
+
+    python bench/make_corpus.py                         # once: the 100k and 1M RESAMPLED corpora
+    python bench/scale.py                               # every size that is there, every measurement
+    python bench/scale.py --sizes seeds 27k --only build plain
+    python bench/scale.py --report                      # the table and the plot from saved results
+
+Corpora: the seeds, the 1k and 27k real corpora in ../shared/corpora, and 100k and 1M made by
+resampling the 27k abstracts (bench/make_corpus.py: RESAMPLED, every abstract repeated).
+Measurements, each in its own process so its memory is its own:
+
+- ``build``: ``paper-dashboard index`` wall time and peak memory (RSS summed over the process and
+  its workers, sampled every 0.2 s);
+- ``plain``: the same job the obvious way (bench/plain_pipeline.py: pandas, TfidfVectorizer(1-2),
+  NMF with as many topics as the index found), reported as a ratio to the build;
+- ``app``: ``streamlit run app.py -- --corpus INDEX`` (the seeds also from the raw files, the app's
+  default) in Debian's Chromium: time from the server answering to the sidebar's ``N of M papers``
+  line and to the first Plotly chart; then on the Papers page a search and a topic filter, timed
+  server-side (PAPER_DASHBOARD_TIMINGS: the whole script run) and in the browser (to the updated
+  table); peak RSS of the app process (and how much of it is the memory-mapped index).
+
+Results accumulate in bench/results/scale.json (a later run replaces the figures it measures), so the
+1M run can happen on its own; the table is printed and drawn log-log to bench/results/scale.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = REPO.parent / "shared" / "corpora"
+DATA = REPO / "bench" / "data"
+RESULTS = REPO / "bench" / "results"
+PYTHON = sys.executable
+PAGE_ROWS = 1_000  # dashboard.ui.components.PAGE_ROWS: the Papers table shows at most this many rows
+
+
+@dataclass(frozen=True)
+class Corpus:
+    name: str
+    paths: tuple[Path, ...]
+    note: str = ""
+
+    @property
+    def index(self) -> Path:
+        return DATA / f"index-{self.name}"
+
+    @property
+    def available(self) -> bool:
+        return all(p.exists() for p in self.paths)
+
+
+CORPORA_BY_SIZE: dict[str, Corpus] = {
+    "seeds": Corpus("seeds", (REPO / "seeds",)),
+    "1k": Corpus("1k", (CORPORA / "iclr2026-openreview-1k" / "papers.jsonl",)),
+    "27k": Corpus("27k", (CORPORA / "multiconf-2021-2024" / "papers.jsonl.gz",)),
+    "100k": Corpus("100k", (DATA / "resampled-100000",), "resampled"),
+    "1m": Corpus("1m", (DATA / "resampled-1000000",), "resampled"),
+}
+
+TARGETS = {
+    ("seeds", "count_s"): 3.0,
+    ("seeds", "search_server_s"): 0.15,
+    ("seeds", "topic_server_s"): 0.15,
+    ("27k", "build_s"): 60.0,
+    ("27k", "count_s"): 5.0,
+    ("27k", "search_server_s"): 0.2,
+    ("27k", "topic_server_s"): 0.2,
+    ("1m", "build_s"): 1200.0,
+    ("1m", "build_peak_mb"): 8000.0,
+    ("1m", "count_s"): 10.0,
+    ("1m", "search_server_s"): 0.5,
+    ("1m", "topic_server_s"): 0.5,
+    ("1m", "app_peak_mb"): 4000.0,
+}
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+
+class PeakMemory:
+    """Samples the RSS of a process and its children every ``interval`` seconds; keeps the peak."""
+
+    def __init__(self, pid: int, interval: float = 0.2, limit_mb: float | None = None) -> None:
+        self.process = psutil.Process(pid)
+        self.interval = interval
+        self.limit = limit_mb * 1e6 if limit_mb else None
+        self.killed = False
+        self.peak = 0
+        self.peak_file = 0  # of the peak: file-backed pages (memory-mapped index files)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                processes = [self.process, *self.process.children(recursive=True)]
+                total = file_backed = 0
+                for process in processes:
+                    try:
+                        total += process.memory_info().rss
+                        file_backed += _rss_file(process.pid)
+                    except psutil.Error:
+                        continue
+                if total > self.peak:
+                    self.peak, self.peak_file = total, file_backed
+                if self.limit and total > self.limit:  # the machine is shared: stop before it swaps
+                    self.killed = True
+                    for process in processes:
+                        process.kill()
+            except psutil.Error:
+                pass
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _rss_file(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    match = re.search(r"RssFile:\s+(\d+) kB", status)
+    return int(match.group(1)) * 1024 if match else 0
+
+
+def run_measured(
+    command: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    timeout: float = 7200,
+    limit_mb: float | None = None,
+) -> dict[str, Any]:
+    """Run a command; its wall time, peak RSS (with children), exit code and output."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    with PeakMemory(process.pid, limit_mb=limit_mb) as memory:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+            return {"timeout": timeout, "stdout": out, "stderr": err[-2000:]}
+    if memory.killed:
+        return {"killed_mb": limit_mb, "peak_mb": round(memory.peak / 1e6), "stderr": err[-2000:]}
+    return {
+        "seconds": round(time.perf_counter() - started, 2),
+        "peak_mb": round(memory.peak / 1e6),
+        "peak_file_mb": round(memory.peak_file / 1e6),
+        "returncode": process.returncode,
+        "stdout": out,
+        "stderr": err[-4000:],
+    }
+
+
+# ------------------------------------------------------------------------------------------ build, plain
+
+
+def measure_build(corpus: Corpus) -> dict[str, Any]:
+    command = [PYTHON, "-m", "dashboard.cli", "index", *map(str, corpus.paths), "--out", str(corpus.index)]
+    result = run_measured(command)
+    if result.get("returncode") not in (0, 1):
+        raise RuntimeError(f"index build failed: {result.get('stderr')}")
+    manifest = json.loads((corpus.index / "manifest.json").read_text())
+    size = sum(f["bytes"] for f in manifest["files"].values())
+    return {
+        "papers": manifest["papers"],
+        "topics": manifest["topics"],
+        "build_s": result["seconds"],
+        "build_peak_mb": result["peak_mb"],
+        "build_peak_file_mb": result["peak_file_mb"],
+        "build_phases": manifest.get("phases"),
+        "index_mb": round(size / 1e6),
+        "build_log": [line for line in result["stderr"].splitlines() if not line.startswith("  ")][-6:],
+    }
+
+
+def measure_plain(corpus: Corpus, topics: int, timeout: float, limit_mb: float) -> dict[str, Any]:
+    command = [
+        PYTHON,
+        str(REPO / "bench" / "plain_pipeline.py"),
+        *map(str, corpus.paths),
+        "--topics",
+        str(topics),
+    ]
+    result = run_measured(command, timeout=timeout, limit_mb=limit_mb)
+    if "timeout" in result:
+        return {"plain_s": None, "plain_note": f"did not finish in {timeout:.0f} s"}
+    if "killed_mb" in result:
+        return {
+            "plain_s": None,
+            "plain_peak_mb": result["peak_mb"],
+            "plain_note": f"stopped above {limit_mb:,.0f} MB",
+        }
+    if result["returncode"] != 0:
+        return {"plain_s": None, "plain_note": "failed: " + result["stderr"][-300:]}
+    figures = json.loads(result["stdout"].strip().splitlines()[-1])
+    return {
+        "plain_s": result["seconds"],
+        "plain_peak_mb": result["peak_mb"],
+        "plain_terms": figures["terms"],
+        "plain_nmf_s": figures["nmf_s"],
+    }
+
+
+# ------------------------------------------------------------------------------------------ app
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_health(port: int, timeout: float = 120) -> float:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as reply:
+                if reply.read().strip() == b"ok":
+                    return time.perf_counter()
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise TimeoutError("the app did not answer")
+
+
+_COUNT_JS = """() => { const s = document.querySelector('[data-testid="stSidebar"]');
+  const m = s && s.innerText.match(/([\\d,]+) of ([\\d,]+) papers/); return m ? m[0] : null; }"""
+_STATE_JS = (
+    """() => document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state')"""
+)
+_ROWS_JS = """() => document.querySelector(
+  '[data-testid="stMain"] [data-testid="stDataFrame"] table[role="grid"]')?.getAttribute('aria-rowcount')"""
+
+
+def _server_seconds(log: Path, page: str, since: float, predicate: Any) -> float | None:
+    """The server-side seconds of the last run of ``page`` after ``since`` whose query matches."""
+    if not log.exists():
+        return None
+    runs = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    runs = [r for r in runs if r["page"] == page and r["time"] >= since and predicate(r["query"])]
+    return runs[-1]["seconds"] if runs else None
+
+
+def _settle(page: Any, before: str | None, timeout: float) -> None:
+    """Wait until the count line changed from ``before`` and the script has finished."""
+    page.wait_for_function(
+        f"() => {{ const c = ({_COUNT_JS})(); return c !== null && c !== {json.dumps(before)}; }}",
+        timeout=timeout * 1000,
+    )
+    page.wait_for_function(f"() => ({_STATE_JS})() === 'notRunning'", timeout=timeout * 1000)
+
+
+_EXPECTED_ROWS_JS = """() => { const c = (%s)(); if (!c) return false;
+  const shown = Math.min(parseInt(c.split(' of ')[0].replace(/,/g, '')), %d);
+  const grid = (%s)(); return shown === 0 || grid === String(shown + 1); }"""
+
+
+def _filter_change(
+    page: Any, url: str, action: Any, log: Path, key: str, timeout: float
+) -> tuple[float, Any, str]:
+    """Open ``url`` unfiltered, do ``action``: (browser seconds to the updated table, server s, count)."""
+    page.goto(url, timeout=timeout * 1000)
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stDataFrame"]', timeout=timeout * 1000)
+    page.wait_for_function(f"() => ({_STATE_JS})() === 'notRunning'", timeout=timeout * 1000)
+    before = page.evaluate(_COUNT_JS)
+    started_wall, started = time.time(), time.perf_counter()
+    action(page)
+    _settle(page, before, timeout)
+    expected = _EXPECTED_ROWS_JS % (_COUNT_JS, PAGE_ROWS, _ROWS_JS)
+    page.wait_for_function(expected, timeout=timeout * 1000, polling=20)
+    browser_s = round(time.perf_counter() - started, 3)
+    server_s = None
+    for _ in range(50):  # the script's log line is written as the run ends
+        server_s = _server_seconds(log, "Papers", started_wall, lambda q: q.get(key))
+        if server_s is not None:
+            break
+        time.sleep(0.1)
+    return browser_s, server_s, page.evaluate(_COUNT_JS)
+
+
+def measure_app(corpus_path: Path, label: str, timeout: float = 300) -> dict[str, Any]:
+    """Start the app on ``corpus_path``; time first render and two filter changes in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    log = Path(tempfile.mkdtemp()) / "timings.jsonl"
+    env = {**os.environ, "PAPER_DASHBOARD_TIMINGS": str(log)}
+    command = [
+        PYTHON, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none", "--", "--corpus", str(corpus_path),
+    ]  # fmt: skip
+    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    figures: dict[str, Any] = {"app_corpus": label}
+
+    def step(name: str) -> None:
+        if os.environ.get("SCALE_DEBUG"):
+            print(f"  {time.strftime('%H:%M:%S')} {name}", flush=True)
+
+    try:
+        with PeakMemory(server.pid, interval=0.1) as memory:
+            answering = _wait_health(port)
+            with sync_playwright() as p:
+                browser = p.chromium.launch(
+                    executable_path="/usr/bin/chromium",
+                    headless=True,
+                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+                )  # fmt: skip
+                page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+                step('page.goto(f"http://127.0.0.1:{port}/"')
+                page.goto(f"http://127.0.0.1:{port}/", timeout=timeout * 1000)
+                page.wait_for_function(f"() => ({_COUNT_JS})() !== null", timeout=timeout * 1000, polling=20)
+                figures["count_s"] = round(time.perf_counter() - answering, 2)
+                figures["count_line"] = page.evaluate(_COUNT_JS)
+                step("page.wait_for_selector('[data-testid=\"st")
+                page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=timeout * 1000)
+                figures["chart_s"] = round(time.perf_counter() - answering, 2)
+                page.wait_for_function(f"() => ({_STATE_JS})() === 'notRunning'", timeout=timeout * 1000)
+                figures["first_page_server_s"] = _server_seconds(log, "Overview", 0, lambda q: True)
+
+                papers_url = f"http://127.0.0.1:{port}/papers"
+
+                def search(page: Any) -> None:
+                    box = page.locator('[data-testid="stSidebar"] input[aria-label="Search"]')
+                    box.fill("graph")
+                    box.press("Enter")
+
+                def first_topic(page: Any) -> None:
+                    topics = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Topics")
+                    topics.locator('input[role="combobox"]').click()
+                    page.get_by_role("option").filter(has_not_text="Select all").first.click()
+
+                for name, action, key in (("search", search, "q"), ("topic", first_topic, "topic")):
+                    step(name)
+                    browser_s, server_s, count = _filter_change(page, papers_url, action, log, key, timeout)
+                    figures[f"{name}_browser_s"], figures[f"{name}_server_s"] = browser_s, server_s
+                    figures[f"{name}_count"] = count
+                page.keyboard.press("Escape")
+                browser.close()
+        figures["app_peak_mb"] = round(memory.peak / 1e6)
+        figures["app_peak_file_mb"] = round(memory.peak_file / 1e6)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(log.parent, ignore_errors=True)
+    return figures
+
+
+# ------------------------------------------------------------------------------------------ results
+
+
+def load_results() -> dict[str, dict[str, Any]]:
+    path = RESULTS / "scale.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def save_results(results: dict[str, dict[str, Any]]) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "scale.json").write_text(json.dumps(results, indent=1))
+
+
+def _cell(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+COLUMNS = [
+    ("papers", "papers", 0),
+    ("build_s", "build s", 1),
+    ("build_peak_mb", "build MB", 0),
+    ("index_mb", "index MB", 0),
+    ("plain_s", "plain s", 1),
+    ("plain_peak_mb", "plain MB", 0),
+    ("ratio", "plain/build", 1),
+    ("count_s", "N of M s", 2),
+    ("chart_s", "chart s", 2),
+    ("search_server_s", "search srv s", 3),
+    ("search_browser_s", "search brw s", 2),
+    ("topic_server_s", "topic srv s", 3),
+    ("topic_browser_s", "topic brw s", 2),
+    ("app_peak_mb", "app MB", 0),
+    ("app_peak_file_mb", "of it mmap MB", 0),
+]
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    """The results as a fixed-width table, one row per corpus (and app mode)."""
+    rows = []
+    for key, figures in results.items():
+        figures = dict(figures)
+        if figures.get("plain_s") and figures.get("build_s"):
+            figures["ratio"] = round(figures["plain_s"] / figures["build_s"], 2)
+        rows.append([key] + [_cell(figures.get(name), digits) for name, _, digits in COLUMNS])
+    header = ["corpus"] + [title for _, title, _ in COLUMNS]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c).rjust(w) for c, w in zip(r, widths, strict=True)) for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+def targets_report(results: dict[str, dict[str, Any]]) -> list[str]:
+    lines = []
+    for (size, name), limit in TARGETS.items():
+        value = results.get(size, {}).get(name)
+        if value is None:
+            lines.append(f"  {size:>5} {name:<16} target {limit:>8,.2f}: not measured")
+            continue
+        verdict = "met" if value <= limit else f"MISSED by {value - limit:,.2f} ({value / limit:.1f}x)"
+        lines.append(f"  {size:>5} {name:<16} {value:>10,.2f}  target {limit:>8,.2f}: {verdict}")
+    if results.get("27k", {}).get("plain_s") and results.get("27k", {}).get("build_s"):
+        faster = results["27k"]["build_s"] < results["27k"]["plain_s"]
+        lines.append(f"  27k build faster than the plain pipeline: {'met' if faster else 'MISSED'}")
+    small, large = results.get("27k", {}), results.get("1m", {})
+    for name in ("build_s", "count_s", "search_server_s", "topic_server_s", "app_peak_mb"):
+        if small.get(name) and large.get(name):
+            growth = (large[name] / small[name]) / (large["papers"] / small["papers"])
+            lines.append(
+                f"  27k -> 1M {name}: cost grows {growth:.2f}x as fast as the papers (<= 1: linear or better)"
+            )
+    return lines
+
+
+def plot(results: dict[str, dict[str, Any]]) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [(k, v) for k, v in results.items() if v.get("papers") and "raw" not in k]
+    sizes.sort(key=lambda kv: kv[1]["papers"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
+    for name, label in [
+        ("build_s", "index build"),
+        ("plain_s", "plain TF-IDF + NMF"),
+        ("count_s", "app: server answering -> 'N of M papers'"),
+        ("search_server_s", "search change (server)"),
+        ("topic_server_s", "topic change (server)"),
+    ]:
+        points = [(v["papers"], v[name]) for _, v in sizes if v.get(name)]
+        if points:
+            left.plot(*zip(*points, strict=True), marker="o", label=label)
+    left.set(xscale="log", yscale="log", xlabel="papers (100k and 1M resampled)", ylabel="seconds",
+             title="Time against corpus size")  # fmt: skip
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=8)
+    for name, label in [("build_peak_mb", "index build peak"), ("plain_peak_mb", "plain pipeline peak"),
+                        ("app_peak_mb", "app process peak RSS")]:  # fmt: skip
+        points = [(v["papers"], v[name]) for _, v in sizes if v.get(name)]
+        if points:
+            right.plot(*zip(*points, strict=True), marker="o", label=label)
+    right.set(xscale="log", yscale="log", xlabel="papers (100k and 1M resampled)", ylabel="MB",
+              title="Peak memory against corpus size")  # fmt: skip
+    right.grid(True, which="both", alpha=0.3)
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    path = RESULTS / "scale.png"
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def report(results: dict[str, dict[str, Any]]) -> None:
+    print("100k and 1m are RESAMPLED from the 27k abstracts (bench/make_corpus.py).")
+    print(table(results))
+    print("\nTargets (issue 5):")
+    print("\n".join(targets_report(results)))
+    if results:
+        print(f"\nplot: {plot(results)}; figures: {RESULTS / 'scale.json'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", choices=list(CORPORA_BY_SIZE), default=list(CORPORA_BY_SIZE))
+    parser.add_argument(
+        "--only", nargs="+", choices=["build", "plain", "app"], default=["build", "plain", "app"]
+    )
+    parser.add_argument(
+        "--plain-timeout", type=float, default=3600, help="give up on the plain pipeline after"
+    )
+    parser.add_argument("--plain-limit-mb", type=float, default=12_000, help="stop the plain pipeline above")
+    parser.add_argument("--report", action="store_true", help="print the saved results only")
+    args = parser.parse_args(argv)
+    results = load_results()
+    if args.report:
+        report(results)
+        return 0
+    for size in args.sizes:
+        corpus = CORPORA_BY_SIZE[size]
+        if not corpus.available:
+            print(f"{size}: {corpus.paths[0]} is missing; skipped (bench/make_corpus.py makes 100k and 1m)")
+            continue
+        figures = results.setdefault(size, {})
+        if corpus.note:
+            figures["note"] = corpus.note
+        if "build" in args.only or not corpus.index.exists():
+            print(f"{size}: building the index ...", flush=True)
+            figures.update(measure_build(corpus))
+            save_results(results)
+        if "plain" in args.only:
+            print(f"{size}: the plain pipeline ...", flush=True)
+            figures.update(
+                measure_plain(corpus, int(figures.get("topics", 25)), args.plain_timeout, args.plain_limit_mb)
+            )
+            save_results(results)
+        if "app" in args.only:
+            print(f"{size}: the app in Chromium ...", flush=True)
+            figures.update(measure_app(corpus.index, f"{size} index"))
+            save_results(results)
+            if size in ("seeds", "27k"):
+                # The app's default for small corpora: built from the raw files in the app.
+                raw = results.setdefault(f"{size} raw", {"papers": figures.get("papers")})
+                raw.update(measure_app(corpus.paths[0], f"{size} raw files"))
+                save_results(results)
+    report(results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
