@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -731,7 +731,7 @@ def _merge_words(parts: list[_Part], out: Path) -> dict[str, Any]:
     np.cumsum(lengths, out=indptr[1:])
     directory = out / "search"
     directory.mkdir()
-    indices = _new_dense(directory / "indices.npy", (nnz,), np.int32)  # type: ignore[arg-type]
+    indices = _new_dense(directory / "indices.npy", (nnz,), np.int32)
     cursor = indptr[:-1].astype(np.int64)
     start = 0
     odd = []
@@ -753,7 +753,8 @@ def _merge_words(parts: list[_Part], out: Path) -> dict[str, Any]:
     return {"shape": [len(words), start], "nnz": nnz}
 
 
-def _new_dense(path: Path, shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
+def _new_dense(path: Path, shape: tuple[int, ...], dtype: type = np.float32) -> np.memmap:
+    """A new .npy file of ``shape``, written through a memory map (rows filled in as they come)."""
     return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
 
 
@@ -1103,7 +1104,7 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
         n_topics=n_topics, method="kmeans", random_state=settings["random_state"], taxonomy=taxonomy
     )
     model.fit(paper_texts(sample))
-    stored = opened.analysis.model
+    stored = cast(StoredModel, opened.analysis.model)  # an opened index holds a StoredModel
     if not np.array_equal(np.asarray(model.terms_, dtype=object), np.asarray(stored.terms_, dtype=object)):
         raise RuntimeError(
             "the refitted vocabulary differs from the index's: rebuild the index with --topics"
@@ -1141,7 +1142,13 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
         x=np.round(coords[:, 0], 4),
         y=np.round(coords[:, 1], 4),
     )
-    refitted = dataclasses.replace(
-        stored, embedding_=embedding, n_topics_=model.n_topics_, topic_labels_=list(model.topic_labels_)
+    refitted = StoredModel(
+        tfidf_=stored.tfidf_,
+        lsa_=stored.lsa_,
+        embedding_=embedding,
+        terms_=stored.terms_,
+        idf_=stored.idf_,
+        n_topics_=model.n_topics_,
+        topic_labels_=list(model.topic_labels_),
     )
     return Analysis(table, topics, refitted, taxonomy, opened.analysis.positions)  # type: ignore[arg-type]
