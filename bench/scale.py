@@ -196,7 +196,7 @@ def measure_build(corpus: Corpus) -> dict[str, Any]:
         "build_peak_file_mb": result["peak_file_mb"],
         "build_phases": manifest.get("phases"),
         "index_mb": round(size / 1e6),
-        "build_log": [line for line in result["stderr"].splitlines() if not line.startswith("  ")][-6:],
+        "build_log": [line for line in result["stderr"].splitlines() if re.match(r"\s*[\d.]+ s  ", line)],
     }
 
 

@@ -838,15 +838,15 @@ def build_index(
         shutil.rmtree(work / "parts")
         (work / "taxonomy.toml").write_text(tax_text, encoding="utf-8")
         say("checksums", finished="assign and write")
-        say("done", finished="checksums")
-        manifest["phases"] = phases
-        manifest["build_seconds"] = round(time.perf_counter() - started, 2)
-        manifest["built_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         manifest["files"] = {
             str(file.relative_to(work)): {"bytes": file.stat().st_size, "sha256": _file_sha256(file)}
             for file in sorted(work.rglob("*"))
             if file.is_file()
         }
+        say("done", finished="checksums")
+        manifest["phases"] = phases
+        manifest["build_seconds"] = round(time.perf_counter() - started, 2)
+        manifest["built_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         manifest = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
