@@ -83,18 +83,26 @@ class Analysis:
         return pd.DataFrame(np.round(matrix, 4), index=ids, columns=ids)
 
 
-def _topics_table(model: TopicModel, ids: np.ndarray) -> pd.DataFrame:
+def topics_table(model: TopicModel, ids: np.ndarray, labels: np.ndarray | None = None) -> pd.DataFrame:
+    """One row per topic (outliers last): topic, label, size, top terms, representative paper ids.
+
+    ``ids`` are the ids of the papers the model was fitted on (representatives are among them);
+    ``labels`` are every paper's topics when the model was fitted on a sample (sizes count them all).
+    """
+    if labels is None:
+        labels = model.labels_
+    sizes = np.bincount(labels[labels >= 0], minlength=model.n_topics_)
     rows = [
         {
             "topic": topic,
             "label": model.topic_labels_[topic],
-            "size": int(model.topic_sizes_[topic]),
+            "size": int(sizes[topic]),
             "top_terms": list(model.top_terms_[topic]),
             "representative_ids": [str(ids[i]) for i in model.representative_docs_[topic]],
         }
         for topic in range(model.n_topics_)
     ]
-    n_outliers = int(model.is_outlier_.sum())
+    n_outliers = int((labels < 0).sum())
     if n_outliers:
         rows.append(
             {
@@ -140,4 +148,4 @@ def analyze(
 
     ids = table["id"].astype(str).to_numpy() if "id" in table.columns else np.arange(len(table)).astype(str)
     positions = {paper_id: i for i, paper_id in enumerate(ids)}
-    return Analysis(table, _topics_table(model, ids), model, tax, positions)
+    return Analysis(table, topics_table(model, ids), model, tax, positions)

@@ -56,7 +56,7 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from dashboard import __version__, corpus, similarity
-from dashboard.analysis import Analysis, analyze, paper_texts
+from dashboard.analysis import Analysis, analyze, paper_texts, topics_table
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
 from dashboard.filters import facet_counts, search_text
 from dashboard.schema import ANALYSIS_COLUMNS, CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
@@ -667,33 +667,6 @@ def _fit(
     return model, rows
 
 
-def _topics_table(model: TopicModel, labels: np.ndarray, sample_ids: np.ndarray) -> pd.DataFrame:
-    """Topic, label, size (over every paper), top terms, representative papers (of the sample)."""
-    sizes = np.bincount(labels[labels >= 0], minlength=model.n_topics_)
-    rows = [
-        {
-            "topic": topic,
-            "label": model.topic_labels_[topic],
-            "size": int(sizes[topic]),
-            "top_terms": list(model.top_terms_[topic]),
-            "representative_ids": [str(sample_ids[i]) for i in model.representative_docs_[topic]],
-        }
-        for topic in range(model.n_topics_)
-    ]
-    n_outliers = int((labels < 0).sum())
-    if n_outliers:
-        rows.append(
-            {
-                "topic": OUTLIER_TOPIC,
-                "label": OUTLIER_LABEL,
-                "size": n_outliers,
-                "top_terms": [],
-                "representative_ids": [],
-            }
-        )
-    return pd.DataFrame(rows, columns=["topic", "label", "size", "top_terms", "representative_ids"])
-
-
 def _write_topics(topics: pd.DataFrame, path: Path) -> None:
     term = pa.struct([("term", _STR), ("weight", pa.float64())])
     table = pa.table(
@@ -946,7 +919,7 @@ def _write_index(
     for array in (lsa, embedding):
         array.flush()
     del lsa, embedding, doc_topic
-    topics = _topics_table(model, topic, ids[fit_rows])
+    topics = topics_table(model, ids[fit_rows], topic)
     _write_topics(topics, work / "topics.parquet")
     labels = dict(zip(topics["topic"], topics["label"], strict=True))
     arrays = {"tfidf": tfidf_writer.finish()}
@@ -1130,7 +1103,7 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
     topic[fit_rows], weight[fit_rows], outlier[fit_rows] = model.labels_, model.weights_, model.is_outlier_
     coords = similarity.paper_map(embedding, topic, doc_topic)
     ids = papers["id"].astype("str").to_numpy(dtype=object)
-    topics = _topics_table(model, topic, ids[fit_rows]).astype({"topic": "int64", "size": "int64"})
+    topics = topics_table(model, ids[fit_rows], topic)
     labels = dict(zip(topics["topic"], topics["label"], strict=True))
     table = papers.assign(
         topic=topic,
