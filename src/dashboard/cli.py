@@ -102,6 +102,12 @@ def add_parse_command(subparsers: Subparsers) -> None:
         "cleaned text, links, code status, method names and datasets) and write it to --out.",
     )
     add_input_arguments(parser)
+    add_table_output_arguments(parser)
+    parser.set_defaults(run=run_parse)
+
+
+def add_table_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--out FILE [--raw]``, for every command that writes the paper table."""
     parser.add_argument(
         "--out",
         required=True,
@@ -115,7 +121,6 @@ def add_parse_command(subparsers: Subparsers) -> None:
         help="write cells exactly as read: no leading ' on CSV/Excel cells starting with = + - @ "
         "(by default such cells are quoted so a spreadsheet cannot run them as formulas)",
     )
-    parser.set_defaults(run=run_parse)
 
 
 def run_parse(args: argparse.Namespace) -> int:
@@ -237,13 +242,14 @@ def add_analyze_command(subparsers: Subparsers) -> None:
         "added to --out and print each topic's label, size and top terms.",
     )
     add_input_arguments(parser)
-    parser.add_argument(
-        "--out",
-        required=True,
-        type=output_path,
-        metavar="FILE",
-        help="output file: .csv .json .jsonl .parquet .xlsx",
-    )
+    add_table_output_arguments(parser)
+    add_topic_arguments(parser)
+    parser.add_argument("--method", choices=("kmeans", "nmf", "lda"), default="kmeans", help="topic method")
+    parser.set_defaults(run=run_analyze)
+
+
+def add_topic_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--topics K|auto --taxonomy FILE --seed N``, for every command that fits topics."""
     parser.add_argument(
         "--topics", type=topics_argument, default="auto", metavar="K|auto", help="number of topics (auto)"
     )
@@ -253,10 +259,7 @@ def add_analyze_command(subparsers: Subparsers) -> None:
         metavar="FILE",
         help="your own research-area taxonomy (TOML, as data/areas.toml)",
     )
-    parser.add_argument("--method", choices=("kmeans", "nmf", "lda"), default="kmeans", help="topic method")
     parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same topics)")
-    parser.add_argument("--raw", action="store_true", help="write cells exactly as read (see `parse --help`)")
-    parser.set_defaults(run=run_analyze)
 
 
 def run_analyze(args: argparse.Namespace) -> int:
@@ -309,13 +312,7 @@ def add_index_command(subparsers: Subparsers) -> None:
     )
     add_input_arguments(parser)
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="index directory to write")
-    parser.add_argument(
-        "--topics", type=topics_argument, default="auto", metavar="K|auto", help="number of topics (auto)"
-    )
-    parser.add_argument(
-        "--taxonomy", type=Path, metavar="FILE", help="your own research-area taxonomy (TOML)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same topics)")
+    add_topic_arguments(parser)
     parser.add_argument(
         "--fit-size",
         type=positive_int,
