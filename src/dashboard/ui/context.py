@@ -135,7 +135,13 @@ def page_context() -> View:
         )
         filters = replace(filters, k=None, topic=())
     n_topics = filters.k if filters.k is not None else "auto"
+    # The count is known before the topics are: say it at once (the first analysis of raw files takes
+    # seconds); the sidebar below replaces it.
+    early_count = st.sidebar.empty()
+    if filters.is_empty and not indexed.is_index(source.digest):
+        early_count.markdown(f"**{sidebar.count_line(len(result.papers), len(result.papers))}**")
     analysis, problem = _analyse(source, result.papers, n_topics)
+    early_count.empty()
     papers = analysis.papers if analysis is not None else result.papers
     facets = _facets(source.digest, filters.k, papers)
     filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
