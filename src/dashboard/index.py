@@ -71,6 +71,7 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 DEFAULT_FIT_SIZE = 30_000
 DEFAULT_PARTITION_SIZE = 50_000
+SMALL_CORPUS_BYTES = 8 << 20  # below this much input, one process builds the index (no worker start-up)
 
 Progress = Callable[[str], None]
 
@@ -745,9 +746,11 @@ def build_index(
 ) -> dict[str, Any]:
     """Build an index of the corpus at ``paths`` into the directory ``out``; returns its manifest.
 
-    Files are counted in parallel (``workers``, default: the CPUs), the topic model is fitted on at most
-    ``fit_size`` papers and every other paper is assigned to its topics. ``out`` is replaced only
-    when it is an index already (or absent/empty); the new index appears there complete or not at all.
+    Files are counted in parallel (``workers``, default: the CPUs, one for a corpus under 8 MB), the
+    topic model is fitted on at most ``fit_size`` papers and every other paper is assigned to its
+    topics. ``out`` is replaced only when it is an index already (or absent/empty); the new index
+    appears there complete or not at all. Call it under ``if __name__ == "__main__":`` in a script:
+    its worker processes are started with ``spawn``.
     """
     started = time.perf_counter()
     phases: dict[str, float] = {}
@@ -764,7 +767,11 @@ def build_index(
     target = Path(out)
     if target.exists() and not is_index(target) and (not target.is_dir() or any(target.iterdir())):
         raise IndexOutputError(f"{target}: exists and is not an index; choose another --out or remove it")
-    workers = workers if workers is not None else max(1, min(os.cpu_count() or 1, 4))
+    items = corpus.input_files(paths)
+    if workers is None:
+        # Starting a worker process costs about two seconds: worth it only for a corpus of some size.
+        size = sum(item.stat().st_size for item in items if isinstance(item, Path) and item.is_file())
+        workers = max(1, min(os.cpu_count() or 1, 4)) if size >= SMALL_CORPUS_BYTES else 1
     tax_text, tax_name = _taxonomy_text(taxonomy)
     tax = parse_taxonomy(tax_text, tax_name)
     settings = {"n_topics": n_topics, "random_state": random_state, "fit_size": fit_size}
@@ -777,7 +784,6 @@ def build_index(
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
     try:
         say("reading files")
-        items = corpus.input_files(paths)
         report, parts = _read_files(items, work / "parts", partition_size, pool)
         n_papers = sum(p.rows for p in parts)
         if n_papers < 2:
