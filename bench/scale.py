@@ -75,10 +75,10 @@ CORPORA_BY_SIZE: dict[str, Corpus] = {
     "1m": Corpus("1m", (DATA / "resampled-1000000",), "resampled"),
 }
 
-TARGETS = {
-    ("seeds", "count_s"): 3.0,
-    ("seeds", "search_server_s"): 0.15,
-    ("seeds", "topic_server_s"): 0.15,
+TARGETS = {  # issue 5; the seeds open from their raw files (the app's default), larger corpora from an index
+    ("seeds raw", "count_s"): 3.0,
+    ("seeds raw", "search_server_s"): 0.15,
+    ("seeds raw", "topic_server_s"): 0.15,
     ("27k", "build_s"): 60.0,
     ("27k", "count_s"): 5.0,
     ("27k", "search_server_s"): 0.2,
@@ -438,10 +438,10 @@ def targets_report(results: dict[str, dict[str, Any]]) -> list[str]:
     for (size, name), limit in TARGETS.items():
         value = results.get(size, {}).get(name)
         if value is None:
-            lines.append(f"  {size:>5} {name:<16} target {limit:>8,.2f}: not measured")
+            lines.append(f"  {size:>9} {name:<16} target {limit:>8,.2f}: not measured")
             continue
         verdict = "met" if value <= limit else f"MISSED by {value - limit:,.2f} ({value / limit:.1f}x)"
-        lines.append(f"  {size:>5} {name:<16} {value:>10,.2f}  target {limit:>8,.2f}: {verdict}")
+        lines.append(f"  {size:>9} {name:<16} {value:>10,.2f}  target {limit:>8,.2f}: {verdict}")
     if results.get("27k", {}).get("plain_s") and results.get("27k", {}).get("build_s"):
         faster = results["27k"]["build_s"] < results["27k"]["plain_s"]
         lines.append(f"  27k build faster than the plain pipeline: {'met' if faster else 'MISSED'}")
