@@ -303,22 +303,27 @@ def table_height(rows: int, visible: int = 14) -> int:
 PAGE_ROWS = 1_000  # st.dataframe sends every row it is given to the browser: more go a page at a time
 
 
-def page_of(table: pd.DataFrame, key: str, what: str = "papers") -> pd.DataFrame:
-    """``table`` itself when short, else one page of PAGE_ROWS rows chosen with a page number above it."""
-    if len(table) <= PAGE_ROWS:
-        return table
-    pages = (len(table) - 1) // PAGE_ROWS + 1
+def page_rows(n_rows: int, key: str, what: str = "papers") -> slice:
+    """Which rows to show: all of them when few, else one page of PAGE_ROWS, chosen above the table."""
+    if n_rows <= PAGE_ROWS:
+        return slice(0, n_rows)
+    pages = (n_rows - 1) // PAGE_ROWS + 1
     left, right = st.columns([1, 4], vertical_alignment="bottom")
     with left:
         page = st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key=key)
     start = (int(page) - 1) * PAGE_ROWS
-    shown = table.iloc[start : start + PAGE_ROWS]
+    stop = min(start + PAGE_ROWS, n_rows)
     with right:
         st.caption(
-            f"{what.capitalize()} {start + 1:,}–{start + len(shown):,} of {len(table):,}, "
+            f"{what.capitalize()} {start + 1:,}–{stop:,} of {n_rows:,}, "
             f"{PAGE_ROWS:,} a page: filter or search to narrow them down; the download holds all of them."
         )
-    return shown
+    return slice(start, stop)
+
+
+def page_of(table: pd.DataFrame, key: str, what: str = "papers") -> pd.DataFrame:
+    """``table`` itself when short, else one page of PAGE_ROWS rows chosen with a page number above it."""
+    return table.iloc[page_rows(len(table), key, what)]
 
 
 def show_table(table: pd.DataFrame, columns: Mapping[str, Any], *, visible: int = 14) -> None:
