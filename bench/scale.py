@@ -474,6 +474,11 @@ def plot(results: dict[str, dict[str, Any]]) -> Path:
         points = [(v["papers"], v[name]) for _, v in sizes if v.get(name)]
         if points:
             left.plot(*zip(*points, strict=True), marker="o", label=label)
+    builds = [(v["papers"], v["build_s"]) for _, v in sizes if v.get("build_s") and v["papers"] >= 27_000]
+    if builds:  # what linear growth from the 27k build would cost: a slope of one on log-log axes
+        papers, seconds = builds[0]
+        xs = [papers, max(p for p, _ in builds)]
+        left.plot(xs, [seconds * x / papers for x in xs], ":", color="grey", label="linear growth from 27k")
     left.set(xscale="log", yscale="log", xlabel="papers (100k and 1M resampled)", ylabel="seconds",
              title="Time against corpus size")  # fmt: skip
     left.grid(True, which="both", alpha=0.3)
