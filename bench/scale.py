@@ -15,9 +15,10 @@ Measurements, each in its own process so its memory is its own:
   NMF with as many topics as the index found), reported as a ratio to the build;
 - ``app``: ``streamlit run app.py -- --corpus INDEX`` (the seeds also from the raw files, the app's
   default) in Debian's Chromium: time from the server answering to the sidebar's ``N of M papers``
-  line and to the first Plotly chart; then on the Papers page a search and a topic filter, timed
-  server-side (PAPER_DASHBOARD_TIMINGS: the whole script run) and in the browser (to the updated
-  table); peak RSS of the app process (and how much of it is the memory-mapped index).
+  line and to the first Plotly chart; then on the Papers page a typical search, a common-word search
+  and a topic filter, timed server-side (PAPER_DASHBOARD_TIMINGS: the whole script run) and in the
+  browser (to the updated table), the slowest of three tries each; peak RSS of the app process (and
+  how much of it is the memory-mapped index).
 
 Results accumulate in bench/results/scale.json (a later run replaces the figures it measures), so the
 1M run can happen on its own; the table is printed and drawn log-log to bench/results/scale.png.
@@ -49,6 +50,9 @@ CORPORA = REPO.parent / "shared" / "corpora"
 DATA = REPO / "bench" / "data"
 RESULTS = REPO / "bench" / "results"
 PYTHON = sys.executable
+SEARCH_WORD = "graph"  # a typical search: about one paper in nine matches
+COMMON_WORD = "learning"  # a search that keeps most of the corpus, the costliest filter change
+REPEATS = 3  # every filter change is timed this many times; the table reports the slowest
 PAGE_ROWS = 1_000  # dashboard.ui.components.PAGE_ROWS: the Papers table shows at most this many rows
 
 
@@ -78,15 +82,18 @@ CORPORA_BY_SIZE: dict[str, Corpus] = {
 TARGETS = {  # issue 5; the seeds open from their raw files (the app's default), larger corpora from an index
     ("seeds raw", "count_s"): 3.0,
     ("seeds raw", "search_server_s"): 0.15,
+    ("seeds raw", "common_server_s"): 0.15,
     ("seeds raw", "topic_server_s"): 0.15,
     ("27k", "build_s"): 60.0,
     ("27k", "count_s"): 5.0,
     ("27k", "search_server_s"): 0.2,
+    ("27k", "common_server_s"): 0.2,
     ("27k", "topic_server_s"): 0.2,
     ("1m", "build_s"): 1200.0,
     ("1m", "build_peak_mb"): 8000.0,
     ("1m", "count_s"): 10.0,
     ("1m", "search_server_s"): 0.5,
+    ("1m", "common_server_s"): 0.5,
     ("1m", "topic_server_s"): 0.5,
     ("1m", "app_peak_mb"): 4000.0,
 }
@@ -348,21 +355,32 @@ def measure_app(corpus_path: Path, label: str, timeout: float = 300) -> dict[str
 
                 papers_url = f"http://127.0.0.1:{port}/papers"
 
-                def search(page: Any) -> None:
-                    box = page.locator('[data-testid="stSidebar"] input[aria-label="Search"]')
-                    box.fill("graph")
-                    box.press("Enter")
+                def searcher(word: str) -> Any:
+                    def search(page: Any) -> None:
+                        box = page.locator('[data-testid="stSidebar"] input[aria-label="Search"]')
+                        box.fill(word)
+                        box.press("Enter")
+
+                    return search
 
                 def first_topic(page: Any) -> None:
                     topics = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Topics")
                     topics.locator('input[role="combobox"]').click()
                     page.get_by_role("option").filter(has_not_text="Select all").first.click()
 
-                for name, action, key in (("search", search, "q"), ("topic", first_topic, "topic")):
+                changes = (
+                    ("search", searcher(SEARCH_WORD), "q"),  # about one paper in nine
+                    ("common", searcher(COMMON_WORD), "q"),  # the worst case: most papers match
+                    ("topic", first_topic, "topic"),
+                )
+                for name, action, key in changes:  # each REPEATS times from the unfiltered page: the worst
                     step(name)
-                    browser_s, server_s, count = _filter_change(page, papers_url, action, log, key, timeout)
-                    figures[f"{name}_browser_s"], figures[f"{name}_server_s"] = browser_s, server_s
-                    figures[f"{name}_count"] = count
+                    runs = [_filter_change(page, papers_url, action, log, key, timeout)
+                            for _ in range(REPEATS)]  # fmt: skip
+                    figures[f"{name}_browser_s"] = max(browser_s for browser_s, _, _ in runs)
+                    figures[f"{name}_server_s"] = max((s for _, s, _ in runs if s is not None), default=None)
+                    figures[f"{name}_server_runs_s"] = [server_s for _, server_s, _ in runs]
+                    figures[f"{name}_count"] = runs[-1][2]
                 page.keyboard.press("Escape")
                 browser.close()
         figures["app_peak_mb"] = round(memory.peak / 1e6)
@@ -412,6 +430,7 @@ COLUMNS = [
     ("chart_s", "chart s", 2),
     ("search_server_s", "search srv s", 3),
     ("search_browser_s", "search brw s", 2),
+    ("common_server_s", "common srv s", 3),
     ("topic_server_s", "topic srv s", 3),
     ("topic_browser_s", "topic brw s", 2),
     ("app_peak_mb", "app MB", 0),
@@ -446,7 +465,7 @@ def targets_report(results: dict[str, dict[str, Any]]) -> list[str]:
         faster = results["27k"]["build_s"] < results["27k"]["plain_s"]
         lines.append(f"  27k build faster than the plain pipeline: {'met' if faster else 'MISSED'}")
     small, large = results.get("27k", {}), results.get("1m", {})
-    for name in ("build_s", "count_s", "search_server_s", "topic_server_s", "app_peak_mb"):
+    for name in ("build_s", "count_s", "search_server_s", "common_server_s", "topic_server_s", "app_peak_mb"):
         if small.get(name) and large.get(name):
             growth = (large[name] / small[name]) / (large["papers"] / small["papers"])
             lines.append(
@@ -469,6 +488,7 @@ def plot(results: dict[str, dict[str, Any]]) -> Path:
         ("plain_s", "plain TF-IDF + NMF"),
         ("count_s", "app: server answering -> 'N of M papers'"),
         ("search_server_s", "search change (server)"),
+        ("common_server_s", "common-word search (server)"),
         ("topic_server_s", "topic change (server)"),
     ]:
         points = [(v["papers"], v[name]) for _, v in sizes if v.get(name)]
