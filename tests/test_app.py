@@ -176,6 +176,10 @@ def test_venue_and_year_filters_on_a_corpus_with_several() -> None:
     at.sidebar.get("file_uploader")[0].set_value(("venues.csv", VENUES_CSV, "text/csv"))
     at.run()
     assert count_line(at) == (4, 4)
+    # Venue and year share one column of the table, which leaves room for the rest at 1280 px.
+    shown = at.main.dataframe[0].value
+    assert "year" not in shown.columns
+    assert list(shown["venue"]) == ["ICML 2024", "ICLR 2025", "ICML 2025", "NeurIPS 2023"]
     at.multiselect(key=keys.VENUE).set_value(["ICML"]).run()
     assert table_titles(at) == ["A", "C"]
     at.multiselect(key=keys.YEAR).set_value([2025]).run()

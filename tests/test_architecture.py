@@ -7,9 +7,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "dashboard"
-CORE_MODULES = sorted(
-    f"dashboard.{path.stem}" for path in PACKAGE.glob("*.py") if path.stem != "__init__"
-)
+CORE_MODULES = sorted(f"dashboard.{path.stem}" for path in PACKAGE.glob("*.py") if path.stem != "__init__")
 
 
 def test_core_modules_found() -> None:

@@ -78,3 +78,12 @@ def test_topic_overview_sorts_by_papers_in_view() -> None:
         {"topic": 1, "name": "1: b", "papers": 4, "top terms": "video"},
         {"topic": 0, "name": "0: a", "papers": 2, "top terms": "graph, node"},
     ]
+
+
+def test_venue_year_joins_what_each_paper_has() -> None:
+    papers = pd.DataFrame(
+        {"venue": ["NeurIPS", None, "ICLR", ""], "year": pd.array([2023, 2021, None, None], dtype="Int64")}
+    )
+    assert tables.venue_year(papers).tolist() == ["NeurIPS 2023", "2021", "ICLR", ""]
+    assert tables.venue_year(pd.DataFrame({"year": [2024.0, float("nan")]})).tolist() == ["2024", ""]
+    assert tables.venue_year(pd.DataFrame({"venue": ["ICML"]})).tolist() == ["ICML"]

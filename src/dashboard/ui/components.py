@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard import charts, export
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
-from dashboard.ui import keys
+from dashboard.ui import keys, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
 from dashboard.ui.sidebar import clear_filters
 from dashboard.ui.url import read_query, sync_widget, update_filters, write_query
@@ -153,7 +153,11 @@ def paper_card(
         else ""
     )
     html(f"<div class='pd-title'>{text_html(title)}{derived}</div>")
-    facts = [str(paper.get("venue") or ""), _year(paper.get("year")), str(paper.get("source") or "")]
+    facts = [
+        str(paper.get("venue") or ""),
+        tables.year_text(paper.get("year")),
+        str(paper.get("source") or ""),
+    ]
     if "topic_label" in paper.index:
         facts.append("topic: " + view.topic_names.get(int(paper["topic"]), str(paper["topic_label"])))
     facts.append("code: " + str(paper.get("code_status", "")).replace("_", " "))
@@ -213,10 +217,6 @@ def similar_papers(
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _year(value: Any) -> str:
-    return "" if value is None or pd.isna(value) else str(int(value))
 
 
 def _non_empty(values: Any) -> bool:
@@ -347,9 +347,10 @@ def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int 
         display["code_status"] = display["code_status"].str.replace("_", " ")
     if "areas" in display.columns and not display["areas"].astype(bool).any():
         display = display.drop(columns="areas")
-    for column in ("venue", "year"):
-        if column in display.columns and view.papers[column].nunique(dropna=True) <= 1:
-            display = display.drop(columns=column)
+    # Venue and year share one column ("NeurIPS 2023"), shown when either tells the papers apart.
+    display = display.drop(columns=["venue", "year"], errors="ignore")
+    if any(c in view.papers.columns and view.papers[c].nunique(dropna=True) > 1 for c in ("venue", "year")):
+        display["venue"] = tables.venue_year(table)
     # A new key for every filter state, so a stale row number never opens the wrong paper.
     table_key = f"{key}.{view.filters.slug()}"
     st.dataframe(
@@ -372,25 +373,26 @@ PAPER_COLUMNS: tuple[str, ...] = (
     "code_url",
     "n_words",
     "venue",
-    "year",
 )
 
-# Pixel widths that fit a 1280 px window with the sidebar open; the title takes what is left over.
+# Pixel widths that fit a 1280 px window with the sidebar open (about 820 px for the grid, its
+# checkbox column included); in a wider window the grid stretches every column in proportion.
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
-    "title": st.column_config.TextColumn("Title", width=270),
-    "method_names": st.column_config.TextColumn("Method names", width=100),
-    "topic": st.column_config.TextColumn("Topic", width=150),
-    "areas": st.column_config.TextColumn("Areas", width=100),
+    "title": st.column_config.TextColumn("Title", width=215),
+    "method_names": st.column_config.TextColumn(
+        "Methods", width=85, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
+    ),
+    "topic": st.column_config.TextColumn("Topic", width=130),
+    "areas": st.column_config.TextColumn("Areas", width=95),
     "code_url": st.column_config.LinkColumn(
         "Code",
         display_text=r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)",
-        width=120,
+        width=105,
         help="The paper's own repository (empty: see the code status in the paper's details)",
     ),
     "code_status": st.column_config.TextColumn("Code status", width=100),
-    "n_words": st.column_config.NumberColumn("Words", width=55, format="%d"),
-    "venue": st.column_config.TextColumn("Venue", width=80),
-    "year": st.column_config.NumberColumn("Year", width=60, format="%d"),
+    "n_words": st.column_config.NumberColumn("Words", width=50, format="%d"),
+    "venue": st.column_config.TextColumn("Venue", width=90),
 }
 
 

@@ -17,6 +17,22 @@ import pandas as pd
 RELEASED = "released"
 
 
+def year_text(value: Any) -> str:
+    """A year as text: 2023 and 2023.0 give "2023"; a missing year gives ""."""
+    return "" if value is None or pd.isna(value) else str(int(value))
+
+
+def venue_year(papers: pd.DataFrame) -> pd.Series:
+    """ "NeurIPS 2023" per paper: venue and year joined, whichever of them the paper has.
+
+    >>> venue_year(pd.DataFrame({"venue": ["ICML", None], "year": [2023, 2021]})).tolist()
+    ['ICML 2023', '2021']
+    """
+    venue = papers["venue"].astype("string").fillna("") if "venue" in papers.columns else ""
+    year = papers["year"].map(year_text) if "year" in papers.columns else ""
+    return (venue + " " + year).str.strip()
+
+
 def list_counts(values: pd.Series) -> pd.Series:
     """Papers per item of a list column (each paper counted once per item), most frequent first."""
     exploded = pd.Series(values.to_numpy(), index=np.arange(len(values))).explode().dropna()
