@@ -83,7 +83,16 @@ def test_release_rate_shows_share_and_counts_and_skips_small_groups() -> None:
     bar = charts.release_rate(groups, title="t", group_title="g", min_papers=2).to_dict()["data"][0]
     assert list(bar["y"]) == ["big", "half"]
     assert values(bar["x"]) == [0.75, 0.5]
-    assert list(bar["text"]) == ["75% (3 of 4)", "50% (2 of 4)"]
+    assert list(bar["text"]) == ["75% of 4", "50% of 4"]
+    assert list(bar["customdata"]) == ["3 of 4 papers", "2 of 4 papers"]
+    # Room right of the longest bar for its label, and no tick past 100%.
+    fig = charts.release_rate(groups, title="t", group_title="g").to_dict()["layout"]["xaxis"]
+    assert fig["range"][1] == pytest.approx(1.0 / 0.6)
+    assert max(fig["tickvals"]) == 1.0
+    low = pd.DataFrame({"group": ["a"], "released": [3], "papers": [100]})
+    assert (
+        charts.release_rate(low, title="t", group_title="g").to_dict()["layout"]["xaxis"]["range"][1] == 0.1
+    )
 
 
 def test_paper_map_has_one_trace_per_topic_with_ids_and_grey_outliers() -> None:

@@ -31,6 +31,7 @@ PALETTE: tuple[str, ...] = tuple(
     plotly.colors.qualitative.D3 + plotly.colors.qualitative.Set2 + plotly.colors.qualitative.Dark24
 )
 MAX_LABEL_CHARS = 48
+RATE_LABEL_CHARS = 36  # the release-rate charts share half a page with another chart
 BAR_HEIGHT_PX = 24
 
 
@@ -157,25 +158,35 @@ def release_rate(
     """Share of papers with released code per group; ``groups`` has ``group``, ``released``, ``papers``.
 
     Groups with fewer than ``min_papers`` papers are left out (a rate of 1 of 1 says little); bars
-    are labelled with the counts so a small group is not mistaken for a strong one.
+    are labelled with the group size so a small group is not mistaken for a strong one. The label
+    sits right of its bar, and the axis leaves room for it, so it is never shrunk or cut off when
+    the chart has half a page (the Overview at 1280 px).
     """
     table = groups[groups["papers"] >= min_papers].copy()
     table["rate"] = np.where(table["papers"] > 0, table["released"] / table["papers"].clip(lower=1), 0.0)
     table = table.sort_values(["rate", "papers"], ascending=[False, False]).head(limit)
-    counts = zip(table["rate"], table["released"], table["papers"], strict=True)
-    text = [f"{rate:.0%} ({released} of {papers})" for rate, released, papers in counts]
+    text = [f"{rate:.0%} of {papers:,}" for rate, papers in zip(table["rate"], table["papers"], strict=True)]
+    hover = [
+        f"{released:,} of {papers:,} papers"
+        for released, papers in zip(table["released"], table["papers"], strict=True)
+    ]
     fig = go.Figure(
         go.Bar(
             x=table["rate"].to_numpy(),
-            y=[safe_label(g) for g in table["group"]],
+            y=[safe_label(g, RATE_LABEL_CHARS) for g in table["group"]],
             orientation="h",
             marker_color=ACCENT,
             text=text,
-            textposition="auto",
-            hovertemplate="%{y}<br>%{text}<extra></extra>",
+            textposition="outside",
+            cliponaxis=False,
+            customdata=hover,
+            hovertemplate="%{y}<br>%{text}: %{customdata}<extra></extra>",
         )
     )
-    fig.update_xaxes(range=[0, 1.02], tickformat=".0%", dtick=0.25)
+    # The longest bar takes 60% of the width at most; the ticks stop at 100%.
+    right = max(0.1, float(table["rate"].max()) / 0.6) if len(table) else 1.0
+    ticks = [t for t in (0, 0.25, 0.5, 0.75, 1.0) if t <= right] if right > 0.5 else None
+    fig.update_xaxes(range=[0, right], tickformat=".0%", tickvals=ticks)
     fig.update_yaxes(autorange="reversed", automargin=True)
     return _base_layout(fig, title, "Papers with released code", group_title, _bar_height(len(table)))
 
