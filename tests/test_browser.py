@@ -295,4 +295,10 @@ def test_layout_at_common_widths(app_url: str, browser: object, width: int) -> N
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow <= 0
+    # Nor does the table: every column is in view without scrolling the grid sideways.
+    grids = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
+                 .map(e => e.scrollWidth - e.clientWidth)"""
+    )
+    assert grids and max(grids) <= 1, grids
     shoot(page, f"papers_{width}")

@@ -68,10 +68,10 @@ if len(picked) < 2:
         hide_index=True,
         width="stretch",
         height=components.table_height(len(view.shown), visible=10),
-        column_config={
-            "title": st.column_config.TextColumn("Title", width=520),
-            "topic": st.column_config.TextColumn("Topic", width=220),
-            "code_status": st.column_config.TextColumn("Code status", width=120),
+        column_config={  # fits the 820 px a 1280 px window leaves; wider windows stretch the columns
+            "title": st.column_config.TextColumn("Title", width=450),
+            "topic": st.column_config.TextColumn("Topic", width=200),
+            "code_status": st.column_config.TextColumn("Code status", width=110),
         },
     )
     if len(picked) == 1 and view.analysis is not None:
