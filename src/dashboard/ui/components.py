@@ -348,7 +348,6 @@ def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int 
     if "areas" in display.columns and not display["areas"].astype(bool).any():
         display = display.drop(columns="areas")
     # Venue and year share one column ("NeurIPS 2023"), shown when either tells the papers apart.
-    display = display.drop(columns=["venue", "year"], errors="ignore")
     if any(c in view.papers.columns and view.papers[c].nunique(dropna=True) > 1 for c in ("venue", "year")):
         display["venue"] = tables.venue_year(table)
     # A new key for every filter state, so a stale row number never opens the wrong paper.
@@ -372,8 +371,7 @@ PAPER_COLUMNS: tuple[str, ...] = (
     "areas",
     "code_url",
     "n_words",
-    "venue",
-)
+)  # and "venue" (with the year) where the corpus has several
 
 # Pixel widths that fit a 1280 px window with the sidebar open (about 820 px for the grid, its
 # checkbox column included); in a wider window the grid stretches every column in proportion.
