@@ -28,8 +28,9 @@ def venue_year(papers: pd.DataFrame) -> pd.Series:
     >>> venue_year(pd.DataFrame({"venue": ["ICML", None], "year": [2023, 2021]})).tolist()
     ['ICML 2023', '2021']
     """
-    venue = papers["venue"].astype("string").fillna("") if "venue" in papers.columns else ""
-    year = papers["year"].map(year_text) if "year" in papers.columns else ""
+    blank = pd.Series("", index=papers.index, dtype="string")
+    venue = papers["venue"].astype("string").fillna("") if "venue" in papers.columns else blank
+    year = papers["year"].map(year_text).astype("string") if "year" in papers.columns else blank
     return (venue + " " + year).str.strip()
 
 
