@@ -384,7 +384,9 @@ def input_files(paths: Iterable[str | Path] | str | Path) -> list[Path | FileRep
             if isinstance(source, FileReport):
                 items.append(source)
             else:
-                items.append(source[1].args[0])  # the path bound to _read_file
+                reader = source[1]  # _expand_path binds each file's path to _read_file
+                assert isinstance(reader, functools.partial)
+                items.append(reader.args[0])
     return items
 
 
