@@ -458,3 +458,14 @@ def test_more_topics_than_the_corpus_supports_falls_back_to_auto(seeds: pd.DataF
     assert at.selectbox(key=keys.N_TOPICS).value == "auto"
     assert count_line(at) == (len(seeds), len(seeds))
     assert at.selectbox(key=keys.N_TOPICS).options[-1] == str(len(seeds) // 2)
+
+
+def test_the_title_takes_the_width_of_the_columns_left_out() -> None:
+    every = (*components.PAPER_COLUMNS, "venue")
+    widths = {c: components.PAPER_COLUMN_CONFIG[c]["width"] for c in every}
+    assert components.paper_column_config(every)["title"]["width"] == widths["title"]
+    single_venue = [c for c in every if c not in ("venue", "areas")]
+    grown = components.paper_column_config(single_venue)["title"]["width"]
+    assert grown == widths["title"] + widths["venue"] + widths["areas"]
+    # Either way the grid needs no more than a 1280 px window gives it (820 px, 36 of them for ticks).
+    assert sum(widths.values()) + 36 <= 820

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -360,7 +360,7 @@ def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int 
         hide_index=True,
         width="stretch",
         height=height or table_height(len(display)),
-        column_config=PAPER_COLUMN_CONFIG,
+        column_config=paper_column_config(display.columns),
     )
 
 
@@ -374,9 +374,10 @@ PAPER_COLUMNS: tuple[str, ...] = (
 )  # and "venue" (with the year) where the corpus has several
 
 # Pixel widths that fit a 1280 px window with the sidebar open (about 820 px for the grid, its
-# checkbox column included); in a wider window the grid stretches every column in proportion.
+# checkbox column included); a wider window gives every column the same number of extra pixels.
+TITLE_WIDTH = 215
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
-    "title": st.column_config.TextColumn("Title", width=215),
+    "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH),
     "method_names": st.column_config.TextColumn(
         "Methods", width=85, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
     ),
@@ -392,6 +393,17 @@ PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "n_words": st.column_config.NumberColumn("Words", width=50, format="%d"),
     "venue": st.column_config.TextColumn("Venue", width=90),
 }
+
+
+def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
+    """The column settings for the columns ``shown``: the title takes the width of any left out.
+
+    The grid gives every column the same share of a wider window, so the title only gets more room
+    if it asks for it.
+    """
+    shown = set(shown)
+    spare = sum(PAPER_COLUMN_CONFIG[c]["width"] for c in (*PAPER_COLUMNS, "venue") if c not in shown)
+    return {**PAPER_COLUMN_CONFIG, "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH + spare)}
 
 
 # --------------------------------------------------------------------- the paper map
