@@ -87,3 +87,16 @@ def test_venue_year_joins_what_each_paper_has() -> None:
     assert tables.venue_year(papers).tolist() == ["NeurIPS 2023", "2021", "ICLR", ""]
     assert tables.venue_year(pd.DataFrame({"year": [2024.0, float("nan")]})).tolist() == ["2024", ""]
     assert tables.venue_year(pd.DataFrame({"venue": ["ICML"]})).tolist() == ["ICML"]
+
+
+def test_fit_widths_cuts_the_widest_columns_to_a_common_width() -> None:
+    widths = {"paper": 300, "url": 300, "kind": 90, "host": 120, "repo": 160, "status": 120}
+    fitted = tables.fit_widths(widths, 816)
+    assert sum(fitted.values()) <= 816
+    assert {k: fitted[k] for k in ("kind", "host", "repo", "status")} == {
+        "kind": 90, "host": 120, "repo": 160, "status": 120
+    }  # fmt: skip
+    assert fitted["paper"] == fitted["url"] >= 160
+    assert tables.fit_widths({"a": 100, "b": 50}, 400) == {"a": 100, "b": 50}  # fits: untouched
+    assert tables.fit_widths({"a": 500, "b": 500}, 100) == {"a": 50, "b": 50}
+    assert tables.fit_widths({}, 10) == {}

@@ -72,6 +72,7 @@ with left:
                 "url": st.column_config.LinkColumn("Account", width=200),
             },
             visible=8,
+            within=components.HALF_WIDTH_PX,
         )
 with right:
     promised = papers[papers["code_status"] == "promised"]
@@ -85,6 +86,7 @@ with right:
                 "source": st.column_config.TextColumn("Source file", width=150),
             },
             visible=8,
+            within=components.HALF_WIDTH_PX,
         )
 
 shared = tables.shared_repos(papers)

@@ -65,4 +65,5 @@ with right:
                 "title": st.column_config.TextColumn("Paper (the first one naming it)", width=400),
             },
             visible=10,
+            within=components.HALF_WIDTH_PX,
         )

@@ -119,6 +119,7 @@ with right:
                 "group": st.column_config.TextColumn(GROUPS[group], width=200),
                 "term": st.column_config.TextColumn("Most distinctive terms", width=420),
             },
+            within=components.HALF_WIDTH_PX,
         )
 
 st.subheader("Keyword in context")

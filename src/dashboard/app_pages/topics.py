@@ -39,6 +39,7 @@ with right:
             "papers": st.column_config.NumberColumn("Papers", width=60),
             "top terms": st.column_config.TextColumn("Top terms", width=600),
         },
+        within=components.HALF_WIDTH_PX,
     )
 
 if components.empty_state(view, keys.TOPICS_CLEAR):

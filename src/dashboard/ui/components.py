@@ -326,14 +326,28 @@ def page_of(table: pd.DataFrame, key: str, what: str = "papers") -> pd.DataFrame
     return table.iloc[page_rows(len(table), key, what)]
 
 
-def show_table(table: pd.DataFrame, columns: Mapping[str, Any], *, visible: int = 14) -> None:
-    """A read-only table with these column configs, as tall as its rows up to ``visible`` of them."""
+# What a table has at 1280 px with the sidebar open: the main column, and half of it in st.columns(2).
+PAGE_WIDTH_PX = 816
+HALF_WIDTH_PX = 398
+
+
+def show_table(
+    table: pd.DataFrame, columns: Mapping[str, Any], *, visible: int = 14, within: int = PAGE_WIDTH_PX
+) -> None:
+    """A read-only table with these column configs, as tall as its rows up to ``visible`` of them.
+
+    The widths are cut to fit ``within`` pixels (`tables.fit_widths`), so no column hides behind a
+    sideways scroll at 1280 px; a wider window gives every column the same extra room.
+    """
+    shown = {name: config for name, config in columns.items() if name in table.columns}
+    sized = {name: c["width"] for name, c in shown.items() if isinstance(c.get("width"), int)}
+    fitted = tables.fit_widths(sized, within)
     st.dataframe(
         table,
         hide_index=True,
         width="stretch",
         height=table_height(len(table), visible),
-        column_config=dict(columns),
+        column_config={name: {**c, "width": fitted.get(name, c.get("width"))} for name, c in shown.items()},
     )
 
 

@@ -17,6 +17,28 @@ import pandas as pd
 RELEASED = "released"
 
 
+def fit_widths(widths: Mapping[str, int], budget: int) -> dict[str, int]:
+    """Column widths that fit ``budget`` pixels: the widest columns are cut to one common width.
+
+    Narrow columns (numbers, kinds) keep their width; long text columns share what is left. Widths
+    that already fit are kept as they are.
+
+    >>> fit_widths({"topic": 220, "papers": 60, "top terms": 600}, 400)
+    {'topic': 170, 'papers': 60, 'top terms': 170}
+    """
+    if sum(widths.values()) <= budget or not widths:
+        return dict(widths)
+    # The largest cap c with sum(min(w, c)) <= budget: columns at or below it keep their width.
+    kept, cut = 0, len(widths)
+    cap = budget / cut
+    for width in sorted(widths.values()):
+        if width > cap:
+            break
+        kept, cut = kept + width, cut - 1
+        cap = (budget - kept) / cut if cut else float(budget)
+    return {name: min(width, int(cap)) for name, width in widths.items()}
+
+
 def year_text(value: Any) -> str:
     """A year as text: 2023 and 2023.0 give "2023"; a missing year gives ""."""
     return "" if value is None or pd.isna(value) else str(int(value))
