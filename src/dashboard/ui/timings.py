@@ -41,6 +41,8 @@ def script_run(page: str) -> Iterator[None]:
         return
     _RUN.started = time.perf_counter()
     _RUN.marks = {}
+    # Read before the run: after st.stop() any Streamlit call raises, and the line would be lost.
+    query = {key: st.query_params.get_all(key) for key in st.query_params}
     status = "ok"
     try:
         yield
@@ -53,7 +55,7 @@ def script_run(page: str) -> Iterator[None]:
             "page": page,
             "seconds": round(time.perf_counter() - _RUN.started, 4),
             "status": status,
-            "query": {key: st.query_params.get_all(key) for key in st.query_params},
+            "query": query,
             "marks": _RUN.marks,
         }
         _RUN.marks = None

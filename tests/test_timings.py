@@ -1,0 +1,38 @@
+"""Per-run timings for the benchmarks (PAPER_DASHBOARD_TIMINGS): one line per script run, every page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.ui import timings
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def _seeds_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.argv", ["app.py"])
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+
+
+def test_every_run_is_logged_with_its_query_even_when_the_page_stops_early(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(timings.ENV_TIMINGS, str(log))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["q"] = "diffusion"
+    # Compare with fewer than two papers picked ends in st.stop(), after which Streamlit calls raise.
+    at.switch_page("src/dashboard/app_pages/compare.py").run()
+    at.switch_page("src/dashboard/app_pages/topics.py").run()
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["page"], r["query"]) for r in runs] == [
+        ("Compare", {"q": ["diffusion"]}),
+        ("Topics", {"q": ["diffusion"]}),
+    ]
+    assert runs[0]["status"] == "StopException" and runs[1]["status"] == "ok"
+    assert all(r["seconds"] > 0 for r in runs)
