@@ -2,6 +2,7 @@
 
 from functools import partial
 
+import numpy as np
 import streamlit as st
 
 from dashboard import charts, similarity
@@ -16,11 +17,22 @@ LETTERS = "ABCD"
 view = page_context()
 components.page_header("Compare", view, "Two to four papers side by side")
 
-titles = view.papers.set_index("id")["title"].astype("str")
-picked = [i for i in dict.fromkeys(st.query_params.get_all(keys.URL_COMPARE)) if i in titles.index][
-    :MAX_PAPERS
-]
-candidates = list(dict.fromkeys([*picked, *view.shown["id"]]))
+picked_rows = components.positions_of(view, st.query_params.get_all(keys.URL_COMPARE))
+picked = list(picked_rows)[:MAX_PAPERS]
+filtered_rows = np.flatnonzero(view.mask.to_numpy())
+candidate_rows = {paper_id: picked_rows[paper_id] for paper_id in picked}
+# The picker offers the first filtered papers only (every option goes to the browser: a million cost
+# 9 s a run); the sidebar search narrows the filtered papers down to the one wanted.
+first_rows = filtered_rows[: components.PICKER_OPTIONS].tolist()
+for paper_id, row in zip(view.papers["id"].iloc[first_rows].astype("str"), first_rows, strict=True):
+    candidate_rows.setdefault(paper_id, row)
+titles = dict(
+    zip(
+        candidate_rows,
+        view.papers["title"].iloc[list(candidate_rows.values())].astype("str"),
+        strict=True,
+    )
+)
 
 
 def _on_pick() -> None:
@@ -34,12 +46,15 @@ def _add(paper_id: str) -> None:
 sync_widget(keys.COMPARE_PICK, picked)
 st.multiselect(
     "Papers to compare",
-    candidates,
+    list(titles),
     key=keys.COMPARE_PICK,
     on_change=_on_pick,
     max_selections=MAX_PAPERS,
     format_func=lambda paper_id: titles.get(paper_id, paper_id),
-    placeholder="Type part of a title (the sidebar filters narrow the list)",
+    placeholder="Type part of a title (the sidebar filters narrow the list)"
+    if len(filtered_rows) <= components.PICKER_OPTIONS
+    else f"Type part of a title (the first {components.PICKER_OPTIONS:,} of {len(filtered_rows):,} papers: "
+    "search in the sidebar to narrow them)",
 )
 
 
@@ -54,20 +69,24 @@ if len(picked) < 2:
         "(the sidebar filters narrow both).",
         icon=":material/compare:",
     )
-    table_key = f"{keys.COMPARE_TABLE}.{view.filters.slug()}"
+    # One page of rows at a time, like the Papers page: st.dataframe sends every row it is given.
+    page = components.page_rows(len(filtered_rows), f"{keys.COMPARE_TABLE}.page.{view.filters.slug()}")
+    rows = components.rows_of(view.papers, filtered_rows[page], ("id", "title", "topic", "code_status"))
+    # A key per filter state and page, so a stale row number never picks the wrong paper.
+    table_key = f"{keys.COMPARE_TABLE}.{view.filters.slug()}.{page.start}"
     st.dataframe(
-        components.papers_table(view.shown, columns=("title", "topic", "code_status")).assign(
-            code_status=view.shown["code_status"].str.replace("_", " "),
-            topic=view.shown["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
+        components.papers_table(rows, columns=("title", "topic", "code_status")).assign(
+            code_status=rows["code_status"].str.replace("_", " "),
+            topic=rows["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
             if view.analysis is not None
             else "",
         ),
         key=table_key,
-        on_select=partial(_on_table_pick, table_key, tuple(view.shown["id"])),
+        on_select=partial(_on_table_pick, table_key, tuple(rows["id"].astype("str"))),
         selection_mode="multi-row",
         hide_index=True,
         width="stretch",
-        height=components.table_height(len(view.shown), visible=10),
+        height=components.table_height(len(rows), visible=10),
         column_config={  # fits the 820 px a 1280 px window leaves; wider windows stretch the columns
             "title": st.column_config.TextColumn("Title", width=450),
             "topic": st.column_config.TextColumn("Topic", width=200),
@@ -100,7 +119,9 @@ def _marked_spans(text: str, terms: similarity.TermComparison) -> list[tuple[int
     ]
 
 
-papers = view.papers.set_index("id").loc[picked]
+papers = components.rows_of(view.papers, [picked_rows[p] for p in picked], view.papers.columns).set_axis(
+    picked
+)
 html_legend = (
     "<div class='pd-legend pd-meta'><mark class='shared'>shared with another picked paper</mark> "
     "<mark class='distinct'>distinctive of this paper</mark></div>"

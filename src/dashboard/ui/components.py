@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -238,6 +239,27 @@ def papers_table(table: pd.DataFrame, *, columns: Sequence[str]) -> pd.DataFrame
     return shown
 
 
+def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+    """Those rows (by position) of those columns the table has: no copy of any other row or column."""
+    present = [c for c in columns if c in papers.columns]
+    return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]
+
+
+def positions_of(view: View, ids: Iterable[str]) -> dict[str, int]:
+    """The row of each of these paper ids that the corpus has, in the order given.
+
+    Looks them up in the analysis's id index (built once per corpus); `x in papers.set_index("id").index`
+    builds a hash table of every id on each run (0.25 s at a million papers).
+    """
+    wanted = list(dict.fromkeys(str(i) for i in ids))
+    if view.analysis is not None:
+        positions = view.analysis.positions
+        return {i: int(positions[i]) for i in wanted if i in positions}
+    rows = np.flatnonzero(view.papers["id"].astype("str").isin(wanted).to_numpy())
+    found = dict(zip(view.papers["id"].iloc[rows].astype("str"), rows.tolist(), strict=True))
+    return {i: found[i] for i in wanted if i in found}
+
+
 # --------------------------------------------------------------------- charts that filter when clicked
 
 
@@ -301,6 +323,7 @@ def table_height(rows: int, visible: int = 14) -> int:
 
 
 PAGE_ROWS = 1_000  # st.dataframe sends every row it is given to the browser: more go a page at a time
+PICKER_OPTIONS = 1_000  # a multiselect sends every option to the browser too: more are not offered
 
 
 def page_rows(n_rows: int, key: str, what: str = "papers") -> slice:
