@@ -116,6 +116,32 @@ def test_paper_map_samples_large_tables_and_says_so() -> None:
     assert "100 of 300 papers sampled" in fig.layout.title.text
 
 
+def test_paper_map_of_a_callers_sample_says_how_many_it_was_drawn_from() -> None:
+    rows = charts.map_sample(1_000, max_points=4)
+    assert len(rows) == 4 and list(rows) == sorted(set(rows)) and rows.max() < 1_000
+    assert list(charts.map_sample(3, max_points=4)) == [0, 1, 2]
+    fig = charts.paper_map(PAPERS.iloc[:4], n_papers=1_000)
+    assert "4 of 1,000 papers sampled" in fig.layout.title.text
+    assert "sampled" not in charts.paper_map(PAPERS.iloc[:4]).layout.title.text
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "",
+        "Short <b>title</b>",
+        "A title of exactly sixty characters, give or take some words",
+        "Graph neural networks for molecule property prediction: a survey of message passing models and more",
+        "EgoTactile: pairing egocentric video with full-hand pressure supervision for diverse grasps",
+        "Supercalifragilistic-expialidocious-hyphenated-words-for-neural-network-testing in graph",
+        "x" * 150,
+        "  spaced \t out\n title  " * 9,
+    ],
+)
+def test_map_hover_titles_wrap_like_wrapped_label(title: str) -> None:
+    assert charts._hover_titles(pd.Series([title])) == [charts.wrapped_label(title)]
+
+
 def test_corpus_text_is_escaped_everywhere() -> None:
     papers = PAPERS.assign(title=HOSTILE, topic_label=HOSTILE, method_names=[[HOSTILE]] * len(PAPERS))
     figures = [

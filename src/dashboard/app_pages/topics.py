@@ -80,13 +80,13 @@ with left:
     )
 with right:
     st.markdown("**Most representative papers**")
-    titles = view.papers.set_index("id")["title"]
-    for paper_id in list(row["representative_ids"])[:8]:
-        if paper_id in titles.index:
-            components.paper_button(
-                str(titles[paper_id]),
-                str(paper_id),
-                key=f"{keys.TOPICS_REPRESENTATIVE_PREFIX}.{focus}.{paper_id}",
-                on_papers_page=False,
-            )
+    representatives = components.positions_of(view, list(row["representative_ids"])[:8])
+    titles = view.papers["title"].iloc[list(representatives.values())]
+    for paper_id, title in zip(representatives, titles, strict=True):
+        components.paper_button(
+            str(title),
+            paper_id,
+            key=f"{keys.TOPICS_REPRESENTATIVE_PREFIX}.{focus}.{paper_id}",
+            on_papers_page=False,
+        )
     st.caption("A click opens the paper on the Papers page.")

@@ -461,11 +461,22 @@ def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
     update_filters(lambda f: replace(f, id=tuple(ids)))
 
 
+MAP_COLUMNS: tuple[str, ...] = ("id", "title", "method_names", "topic", "topic_label", "x", "y")
+
+
 def paper_map(view: View, key: str) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
-    # Only what the grey background needs: copying every column of the rest costs seconds at 1M papers.
-    outside = None if view.mask.all() else view.papers.loc[~view.mask.to_numpy(), ["x", "y"]]
-    fig = charts.paper_map(view.shown, background=outside)
+    # Sample row numbers first and copy only the sampled rows' map columns: taking every filtered row
+    # (`view.shown`) cost 0.15 s of each filter change at a million papers, for 20,000 points drawn.
+    mask = view.mask.to_numpy()
+    inside, outside = np.flatnonzero(mask), np.flatnonzero(~mask)
+    fig = charts.paper_map(
+        rows_of(view.papers, inside[charts.map_sample(len(inside))], MAP_COLUMNS),
+        background=rows_of(view.papers, outside[charts.map_sample(len(outside))], ("x", "y"))
+        if len(outside)
+        else None,
+        n_papers=len(inside),
+    )
     fig.update_layout(dragmode="select")  # a drag selects papers (zoom and lasso stay in the toolbar)
     # The grey background trace has no ids: selecting its points picks nothing.
     lookup = [list(trace.customdata) if trace.customdata is not None else [] for trace in fig.data]
