@@ -4,6 +4,7 @@ distinctive terms of every group, keyword in context."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.terms import TermCounts, keyword_in_context, log_odds_z, term_pattern
+from dashboard.terms import TermCounts, keyword_in_context, log_odds_z, term_pattern, texts_at
 
 CORPUS = [
     "Graph neural networks on graphs. Graph kernels.",  # 0
@@ -155,3 +156,65 @@ def test_keyword_in_context() -> None:
     ]
     assert len(keyword_in_context(texts, "graph", limit=1)) == 1
     assert keyword_in_context(texts, "absent").columns.tolist() == ["id", "left", "match", "right"]
+
+
+def _straightforward_frequencies(counts: TermCounts, mask: np.ndarray) -> pd.DataFrame:
+    dense = counts.counts.toarray()[mask]
+    frame = pd.DataFrame(
+        {"term": counts.terms.astype(str), "count": dense.sum(0), "doc_freq": (dense > 0).sum(0)}
+    )
+    frame = frame[frame["count"] > 0].sort_values(["count", "term"], ascending=[False, True])
+    return frame.reset_index(drop=True).astype({"term": "str", "count": "int64", "doc_freq": "int64"})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), min_size=len(CORPUS), max_size=len(CORPUS)), st.integers(1, 8))
+def test_fast_frequencies_equal_the_straightforward_ones(keep: list[bool], top: int) -> None:
+    # Below half the papers the kept rows are summed, above it the totals less the rest: both exact.
+    counts = TermCounts.build(CORPUS + ["graph graph kernel", "image image image"])
+    mask = np.array(keep + [True, False])
+    expected = _straightforward_frequencies(counts, mask)
+    pd.testing.assert_frame_equal(counts.term_frequencies(mask), expected)
+    pd.testing.assert_frame_equal(counts.term_frequencies(mask, top=top), expected.head(top))
+
+
+def test_distinctive_and_group_terms_equal_the_straightforward_ones() -> None:
+    counts = TermCounts.build(CORPUS)
+    dense = counts.counts.toarray().astype(float)
+    inside = GRAPH_PAPERS
+    prior = 1_000.0 * dense.sum(0) / dense.sum() + 0.01
+    z = log_odds_z(dense[inside].sum(0), dense[~inside].sum(0), prior)
+    table = counts.distinctive_terms(inside, top=100, under=100)
+    expected_over = sorted((-z[i], counts.terms[i]) for i in range(len(z)) if z[i] > 0)
+    expected_under = sorted((z[i], counts.terms[i]) for i in range(len(z)) if z[i] < 0)[::-1]
+    assert table["term"].tolist() == [t for _, t in expected_over] + [t for _, t in expected_under]
+    groups = pd.Series([["g", "h"], "g", "i", ["i", "i"], None])
+    by_group = counts.group_distinctive_terms(groups, top=100)
+    members = {"g": [0, 1], "h": [0], "i": [2, 3]}
+    kept = dense.sum(0)  # every masked paper, grouped or not, is "the others" of a group
+    for name, rows in members.items():
+        inside_counts = dense[rows].sum(0)
+        z = log_odds_z(inside_counts, kept - inside_counts, 1_000.0 * kept / kept.sum() + 0.01)
+        best = sorted((-z[i], counts.terms[i]) for i in range(len(z)) if z[i] > 0 and inside_counts[i] > 0)
+        rows_of = by_group[by_group["group"] == name]
+        assert rows_of["term"].tolist() == [t for _, t in best]
+        assert rows_of["count_in"].tolist() == [
+            int(inside_counts[counts.terms.tolist().index(t)]) for _, t in best
+        ]
+
+
+def test_texts_at_reads_the_masked_rows_in_order() -> None:
+    column = pd.Series([f"text {i}" for i in range(1_000)])
+    mask = np.arange(1_000) % 3 == 0
+    assert list(texts_at(column, mask, chunk=7)) == [(i, f"text {i}") for i in range(0, 1_000, 3)]
+
+
+def test_keyword_in_context_stops_at_the_limit() -> None:
+    # A reader that raises after the first texts proves the scan stops once the limit is reached.
+    def texts() -> Iterator[tuple[int, str]]:
+        yield 0, "graph and graph"
+        yield 1, "one graph"
+        raise AssertionError("read past the limit")
+
+    lines = keyword_in_context(texts(), "graph", limit=3)
+    assert lines["id"].tolist() == [0, 0, 1]

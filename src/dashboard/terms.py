@@ -12,8 +12,9 @@ large corpus.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,8 @@ import scipy.sparse as sp
 from dashboard.tokens import make_vectorizer
 
 DEFAULT_PRIOR_STRENGTH = 1_000.0
-KWIC_LIMIT = 5_000
+KWIC_LIMIT = 500
+TOTALS_BLOCK = 100_000  # papers summed at a time for the corpus totals
 
 
 def _abstracts(papers: pd.DataFrame | Sequence[str]) -> list[str]:
@@ -107,22 +109,80 @@ class TermCounts:
             raise ValueError(f"mask has {weights.shape} entries; expected one per paper ({self.n_papers})")
         return weights.astype(np.float32)
 
+    @cached_property
+    def _term_rank(self) -> np.ndarray:
+        """Each term's place in string order: the tie-break of every ranking."""
+        rank = np.empty(len(self.terms), dtype=np.int64)
+        rank[np.argsort(self.terms.astype(str), kind="stable")] = np.arange(len(self.terms))
+        return rank
+
+    def _sum_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(occurrences, papers using it) of every term over the papers ``rows``, reading only theirs."""
+        # A product with a 0/1 vector over all papers reads every entry of the matrix, and float weights
+        # convert them all to float first: hundreds of megabytes at a million papers. The int32 sums
+        # skip that conversion (no term is used 2**31 times).
+        block = self.counts[rows]
+        ones = np.ones(len(rows), dtype=np.int32)
+        counts = np.asarray(block.T @ ones, dtype=np.float64).ravel()
+        block.data[:] = 1  # the block is a copy; now it says which terms each paper uses
+        papers = np.asarray(block.T @ ones, dtype=np.float64).ravel()
+        return counts, papers
+
+    @cached_property
+    def _totals(self) -> tuple[np.ndarray, np.ndarray]:
+        counts, papers = np.zeros(len(self.terms)), np.zeros(len(self.terms))
+        for start in range(0, self.n_papers, TOTALS_BLOCK):  # a block at a time: no copy of it all
+            block_counts, block_papers = self._sum_rows(
+                np.arange(start, min(start + TOTALS_BLOCK, self.n_papers))
+            )
+            counts += block_counts
+            papers += block_papers
+        return counts, papers
+
+    def _group_sums(self, rows: np.ndarray, group_index: np.ndarray, n_groups: int) -> np.ndarray:
+        """Occurrences of every term in each group (groups x terms): one read of the rows' entries."""
+        by_group = np.argsort(group_index, kind="stable")
+        block = self.counts[rows[by_group]]
+        bounds = np.searchsorted(group_index[by_group], np.arange(n_groups + 1))
+        sums = np.zeros((n_groups, len(self.terms)))
+        for g in range(n_groups):
+            first, last = bounds[g], bounds[g + 1]
+            start, end = block.indptr[first], block.indptr[last]
+            group_rows = sp.csr_matrix(  # a view of the group's rows of the block, no copy
+                (block.data[start:end], block.indices[start:end], block.indptr[first : last + 1] - start),
+                shape=(last - first, len(self.terms)),
+            )
+            sums[g] = group_rows.T @ np.ones(last - first, dtype=np.int32)
+        return sums
+
     def subset_counts(self, mask: np.ndarray | pd.Series | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(occurrences, papers using it) of every term within the papers of ``mask`` (all when None)."""
-        weights = self._weights(mask)
-        counts = np.asarray(weights @ self.counts, dtype=np.float64).ravel()
-        papers = np.asarray(weights @ self.present, dtype=np.float64).ravel()
-        return counts, papers
+        if mask is None:
+            return self._totals
+        inside = self._weights(mask).astype(bool)
+        n_inside = int(inside.sum())
+        if n_inside <= self.n_papers // 2:
+            return self._sum_rows(np.flatnonzero(inside))
+        # More than half the papers: the corpus totals less the papers left out read fewer entries.
+        counts_out, papers_out = self._sum_rows(np.flatnonzero(~inside))
+        counts, papers = self._totals
+        return counts - counts_out, papers - papers_out
+
+    def _best(self, scores: np.ndarray, candidates: np.ndarray, k: int | None) -> np.ndarray:
+        """The ``k`` candidates with the highest scores, highest first, ties in term order."""
+        if k is not None and len(candidates) > k:
+            # Only the candidates at or above the k-th highest score can be among the first k.
+            kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
+            candidates = candidates[scores[candidates] >= kth]
+        ranked = candidates[np.lexsort((self._term_rank[candidates], -scores[candidates]))]
+        return ranked if k is None else ranked[:k]
 
     def term_frequencies(
         self, mask: np.ndarray | pd.Series | None = None, top: int | None = None
     ) -> pd.DataFrame:
         """The terms of the masked papers, most frequent first: term, count, doc_freq (papers using it)."""
         counts, papers = self.subset_counts(mask)
-        used = np.flatnonzero(counts > 0)
-        order = used[np.lexsort((self.terms[used].astype(str), -counts[used]))]
-        if top is not None:
-            order = order[:top]
+        order = self._best(counts, np.flatnonzero(counts > 0), top)
         return pd.DataFrame(
             {
                 "term": pd.Series(self.terms[order], dtype="str"),
@@ -157,16 +217,17 @@ class TermCounts:
         (z < 0). ``within`` limits "the rest" to a subset (default: all other papers).
         """
         inside = self._weights(mask).astype(bool)
-        scope = self._weights(within).astype(bool) if within is not None else np.ones_like(inside)
-        counts_in, _ = self.subset_counts(inside & scope)
-        counts_out, _ = self.subset_counts(~inside & scope)
+        scope = self._weights(within).astype(bool) if within is not None else None
+        counts_in, _ = self.subset_counts(inside if scope is None else inside & scope)
+        counts_all, _ = self.subset_counts(scope)
+        counts_out = counts_all - counts_in
         columns = ["term", "z", "count_in", "count_out"]
         if counts_in.sum() == 0 or counts_out.sum() == 0:
             return pd.DataFrame(columns=columns).astype({"term": "str", "z": "float64"})
         z = log_odds_z(counts_in, counts_out, self._prior(counts_in + counts_out, prior_strength))
-        over = [i for i in np.lexsort((self.terms.astype(str), -z)) if z[i] > 0 and counts_in[i] > 0][:top]
-        below = [i for i in np.lexsort((self.terms.astype(str), z)) if z[i] < 0][:under]
-        chosen = np.array(over + below[::-1], dtype=int)
+        over = self._best(z, np.flatnonzero((z > 0) & (counts_in > 0)), top)
+        below = self._best(-z, np.flatnonzero(z < 0), under)
+        chosen = np.concatenate([over, below[::-1]]).astype(int)
         return pd.DataFrame(
             {
                 "term": pd.Series(self.terms[chosen], dtype="str"),
@@ -190,38 +251,19 @@ class TermCounts:
         paper counts in each). Empty values are no group. Only the masked papers take part. Fewer than
         two groups give an empty table.
         """
-        values = list(groups)
-        if len(values) != self.n_papers:
-            raise ValueError(f"groups has {len(values)} entries; expected one per paper ({self.n_papers})")
         keep = self._weights(mask).astype(bool)
-        rows: list[int] = []
-        names: list[str] = []
-        for paper, value in enumerate(values):
-            if not keep[paper]:
-                continue
-            members = value if isinstance(value, list | tuple | np.ndarray) else [value]
-            for member in members:
-                if member is None or (isinstance(member, float) and np.isnan(member)) or str(member) == "":
-                    continue
-                rows.append(paper)
-                names.append(str(member))
-        labels, group_index = np.unique(np.array(names, dtype=object), return_inverse=True)
+        rows, group_index, labels = _memberships(groups, keep, self.n_papers)
         columns = ["group", "term", "z", "count_in", "count_out"]
         if len(labels) < 2:
             return pd.DataFrame(columns=columns).astype({"group": "str", "term": "str", "z": "float64"})
-        membership = sp.csr_matrix(
-            (np.ones(len(rows), dtype=np.float32), (group_index, np.array(rows))),
-            shape=(len(labels), self.n_papers),
-        )
-        membership.data[:] = 1  # a paper listed twice in one group counts once
-        counts_in = np.asarray((membership @ self.counts).todense(), dtype=np.float64)
+        # Not a sparse group-by-paper product: that costs several times one read of the entries.
+        counts_in = self._group_sums(rows, group_index, len(labels))
         total, _ = self.subset_counts(keep)
         counts_out = np.clip(total[None, :] - counts_in, 0, None)
         z = log_odds_z(counts_in, counts_out, self._prior(total, prior_strength))
         frames = []
         for g, label in enumerate(labels):
-            ranked = np.lexsort((self.terms.astype(str), -z[g]))
-            best = np.array([i for i in ranked if z[g, i] > 0 and counts_in[g, i] > 0][:top], dtype=int)
+            best = self._best(z[g], np.flatnonzero((z[g] > 0) & (counts_in[g] > 0)), top)
             frames.append(
                 pd.DataFrame(
                     {
@@ -235,6 +277,36 @@ class TermCounts:
             )
         table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
         return table.astype({"group": "str", "term": "str"})
+
+
+def _memberships(
+    groups: pd.Series | Sequence[object], keep: np.ndarray, n_papers: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(paper, group) pairs of the kept papers: rows, group numbers, and the group names, sorted.
+
+    A value may be a list (a paper in several groups); empty values (None, NaN, "") are no group, and
+    a paper listed twice in one group is in it once.
+    """
+    values = groups if isinstance(groups, pd.Series) else pd.Series(list(groups), dtype=object)
+    if len(values) != n_papers:
+        raise ValueError(f"groups has {len(values)} entries; expected one per paper ({n_papers})")
+    values = values.reset_index(drop=True)[keep]
+    listed = values.dtype == object
+    if listed:
+        values = values.explode()  # the index keeps each member's paper
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    names = np.array([str(u) for u in uniques], dtype=object)
+    named = np.flatnonzero(names != "")
+    labels, renumber = np.unique(names[named].astype(str), return_inverse=True)
+    group_of_code = np.full(len(names) + 1, -1, dtype=np.int64)  # the last entry: no group (code -1)
+    group_of_code[named] = renumber
+    group_index = group_of_code[codes]
+    rows = values.index.to_numpy(dtype=np.int64)[group_index >= 0]
+    group_index = group_index[group_index >= 0]
+    if listed:
+        pairs = np.unique(rows * len(labels) + group_index)
+        rows, group_index = pairs // len(labels), pairs % len(labels)
+    return rows, group_index, labels.astype(object)
 
 
 def _word_pattern(word: str) -> str:
@@ -265,14 +337,34 @@ def _is_cjk(char: str) -> bool:
     return "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
 
 
-def keyword_in_context(texts: pd.Series, term: str, width: int = 60, limit: int = KWIC_LIMIT) -> pd.DataFrame:
+def texts_at(
+    column: pd.Series, mask: np.ndarray | pd.Series, chunk: int = 256
+) -> Iterator[tuple[int, object]]:
+    """(position, text) of the masked rows of ``column``, in order, read a growing chunk at a time.
+
+    A reader that stops early (`keyword_in_context` at its limit) never copies the other rows.
+    """
+    positions = np.flatnonzero(np.asarray(mask, dtype=bool))
+    start = 0
+    while start < len(positions):
+        part = positions[start : start + chunk]
+        yield from zip(part.tolist(), column.iloc[part].tolist(), strict=True)
+        start += chunk
+        chunk = min(chunk * 2, 65_536)
+
+
+def keyword_in_context(
+    texts: pd.Series | Iterable[tuple[object, object]], term: str, width: int = 60, limit: int = KWIC_LIMIT
+) -> pd.DataFrame:
     """Every occurrence of ``term`` with ``width`` characters either side: id, left, match, right.
 
-    ``texts`` is indexed by paper id. At most ``limit`` occurrences are returned, in corpus order.
+    ``texts`` is indexed by paper id, or (id, text) pairs (`texts_at`); the scan stops at ``limit``
+    occurrences, so it returns the first ``limit`` in corpus order.
     """
     pattern = term_pattern(term)
-    rows: list[tuple[str, str, str, str]] = []
-    for paper_id, text in texts.items():
+    pairs = texts.items() if isinstance(texts, pd.Series) else texts
+    rows: list[tuple[object, str, str, str]] = []
+    for paper_id, text in pairs:
         if not isinstance(text, str):
             continue
         for match in pattern.finditer(text):
@@ -283,9 +375,10 @@ def keyword_in_context(texts: pd.Series, term: str, width: int = 60, limit: int 
                 left = "…" + left
             if end + width < len(text):
                 right = right + "…"
-            rows.append((str(paper_id), left, match.group(), right))
+            rows.append((paper_id, left, match.group(), right))
             if len(rows) >= limit:
                 break
         if len(rows) >= limit:
             break
-    return pd.DataFrame(rows, columns=["id", "left", "match", "right"]).astype("str")
+    columns = ["id", "left", "match", "right"]
+    return pd.DataFrame(rows, columns=columns).astype({c: "str" for c in columns[1:]})

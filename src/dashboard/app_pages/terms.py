@@ -13,6 +13,8 @@ from dashboard.ui.url import param, setting, sync_widget, write_query
 
 NGRAMS = {"1": "Words", "2": "Two-word phrases", "3": "Three-word phrases"}
 GROUPS = {"topic": "Topic", "area": "Research area", "venue": "Venue", "source": "Source file"}
+CLOUD_TERMS = 150  # the chart, the cloud and the default term come from the most frequent terms
+KWIC_SHOWN = 500  # lines of keyword in context: more than anyone reads, and the scan stops there
 
 view = page_context()
 components.page_header("Terms", view, "The words these papers use")
@@ -50,7 +52,7 @@ with middle:
 
 with st.spinner("Counting terms (once per corpus and setting)…"):
     counts = data.term_counts(view.source.digest, int(ngram), keep_stop_words, view.papers)
-frequencies = counts.term_frequencies(view.mask.to_numpy())
+frequencies = counts.term_frequencies(view.mask.to_numpy(), top=CLOUD_TERMS)
 
 left, right = st.columns([2, 3])
 with left:
@@ -65,7 +67,7 @@ with left:
             config={"displayModeBar": False},
         )
 with right:
-    cloud_terms = dict(zip(frequencies["term"].head(150), frequencies["count"].head(150), strict=True))
+    cloud_terms = dict(zip(frequencies["term"], frequencies["count"], strict=True))
     try:
         st.image(data.word_cloud(tuple(cloud_terms.items())), caption="Word cloud of the filtered papers")
     except ValueError:
@@ -104,8 +106,8 @@ with right:
     )
     column = {"topic": "topic", "area": "areas", "venue": "venue", "source": "source"}[group]
     groups = view.papers[column]
-    if group == "topic":
-        groups = groups.map(lambda t: view.topic_names.get(int(t), str(t)))
+    if group == "topic":  # a lookup per topic, not per paper
+        groups = groups.map({t: view.topic_names.get(int(t), str(t)) for t in groups.unique()})
     by_group = counts.group_distinctive_terms(groups, mask=view.mask.to_numpy())
     if by_group.empty:
         st.caption("The filtered papers fall in fewer than two groups: nothing to set apart.")
@@ -135,13 +137,27 @@ st.text_input(
 )
 term = (term or default_term).strip()
 if term:
-    texts = view.filtered.set_index("id")["abstract_clean"]
-    lines = terms.keyword_in_context(texts, term, width=70)
-    st.caption(escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers'))
+    # Abstracts are read in corpus order only until the lines to show are found (one more says
+    # whether there are others): copying every filtered abstract took seconds at a million papers.
+    found = terms.keyword_in_context(
+        terms.texts_at(view.papers["abstract_clean"], view.mask.to_numpy()),
+        term,
+        width=70,
+        limit=KWIC_SHOWN + 1,
+    )
+    lines = found.head(KWIC_SHOWN)
+    if len(found) > KWIC_SHOWN:
+        st.caption(
+            escape_markdown(
+                f'The first {KWIC_SHOWN:,} of more than {KWIC_SHOWN:,} occurrences of "{term}" '
+                "in the filtered papers, in corpus order"
+            )
+        )
+    else:
+        st.caption(escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers'))
     if len(lines):
-        titles = view.papers.set_index("id")["title"]
         components.show_table(
-            lines.assign(title=lines["id"].map(titles)).drop(columns="id")[
+            lines.assign(title=view.papers["title"].iloc[lines["id"].to_numpy()].to_numpy())[
                 ["title", "left", "match", "right"]
             ],
             {
