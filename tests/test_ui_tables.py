@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pytest
 from synthetic import TOPIC_LABELS, make_papers
 
+from dashboard import links
 from dashboard.ui import tables
 
 PAPERS = make_papers()
@@ -100,3 +103,148 @@ def test_fit_widths_cuts_the_widest_columns_to_a_common_width() -> None:
     assert tables.fit_widths({"a": 100, "b": 50}, 400) == {"a": 100, "b": 50}  # fits: untouched
     assert tables.fit_widths({"a": 500, "b": 500}, 100) == {"a": 50, "b": 50}
     assert tables.fit_widths({}, 10) == {}
+
+
+# --- the per-corpus codes give what pandas gives on the filtered papers ---------------------------
+
+
+def _random_papers(n: int = 400, seed: int = 3) -> pd.DataFrame:
+    """Papers with the awkward values real corpora have: blanks, missing values, repeats, mixed case."""
+    rng = np.random.default_rng(seed)
+    words = ["QM9", "ImageNet", "", " ", "COCO", "MNIST", "ImageNet"]
+    urls = [
+        "https://github.com/a/b",
+        "https://github.com/someone",
+        "https://www.proj.io/x",
+        "https://arxiv.org/abs/1",
+        "https://huggingface.co/datasets/x/y",
+    ]
+    kinds = ["code", "account", "project_page", "paper", "data"]
+
+    def some_words() -> list[str] | None:
+        if rng.random() < 0.1:
+            return None
+        return [str(w) for w in rng.choice(words, size=rng.integers(0, 4))]
+
+    def some_links() -> list[dict[str, str]]:
+        picked = rng.choice(len(urls), size=rng.integers(0, 3), replace=False)
+        return [{"url": urls[i], "kind": kinds[i]} for i in picked] + (
+            [{"url": ""}] if rng.random() < 0.05 else []
+        )
+
+    statuses = ["released", "project_page_only", "account_only", "promised", "none"]
+    return pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(n)],
+            "title": [f"Title {i % 37}" for i in range(n)],
+            "source": rng.choice(["a.txt", "b.jsonl", "c.csv"], size=n),
+            "venue": pd.Series(rng.choice(["ICML", "ICLR", "", "NeurIPS"], size=n), dtype="string").mask(
+                rng.random(n) < 0.05
+            ),
+            "year": pd.array(rng.choice([2021, 2022, 2023], size=n), dtype="Int64"),
+            "topic": rng.integers(-1, 6, size=n),
+            "is_outlier": rng.random(n) < 0.1,
+            "areas": [some_words() or [] for _ in range(n)],
+            "datasets": [some_words() for _ in range(n)],
+            "method_names": [some_words() or [] for _ in range(n)],
+            "links": [some_links() for _ in range(n)],
+            "code_status": rng.choice(statuses, size=n),
+            "github_repo": rng.choice(["x/Graph", "X/graph", "", "y/z", "q/r", "  "], size=n),
+        }
+    )
+
+
+RANDOM = _random_papers()
+MASKS = {
+    "all": np.ones(len(RANDOM), dtype=bool),
+    "half": np.random.default_rng(1).random(len(RANDOM)) < 0.5,
+    "few": np.random.default_rng(2).random(len(RANDOM)) < 0.03,
+}
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+@pytest.mark.parametrize("column", ["source", "venue", "year", "topic", "areas"])
+def test_release_in_view_equals_release_by_of_the_filtered_papers(column: str, mask: np.ndarray) -> None:
+    labels = {t: f"topic {t}" for t in range(-1, 5)} if column == "topic" else None
+    released = RANDOM["code_status"].eq("released").to_numpy()
+    fast = tables.release_in_view(tables.group_codes(RANDOM[column]), mask, released, labels)
+    expected = tables.release_by(RANDOM[mask], column, labels)
+    pd.testing.assert_frame_equal(fast, expected, check_dtype=False)
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+@pytest.mark.parametrize("column", ["venue", "topic", "code_status", "areas"])
+def test_values_and_categories_in_view_equal_pandas(column: str, mask: np.ndarray) -> None:
+    groups = tables.group_codes(RANDOM[column])
+    shown = RANDOM[mask][column]
+    if column == "areas":
+        shown = shown.explode().dropna()
+    assert len(tables.values_in_view(groups, mask)) == shown.nunique()
+    counts = tables.categories_in_view(groups, mask).value_counts()
+    assert counts[counts > 0].to_dict() == shown.value_counts().to_dict()
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+def test_counts_in_view_equal_list_counts(mask: np.ndarray) -> None:
+    fast = tables.counts_in_view(tables.list_items(RANDOM["datasets"], once_per_row=True), mask)
+    expected = tables.list_counts(RANDOM[mask]["datasets"])
+    assert fast.to_dict() == expected.to_dict()
+    assert fast.is_monotonic_decreasing and fast.name == "papers"
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+def test_method_names_in_view_equal_method_names(mask: np.ndarray) -> None:
+    items = tables.list_items(RANDOM["method_names"], once_per_row=False)
+    fast = tables.method_names_in_view(items, mask, RANDOM["title"])
+    pd.testing.assert_frame_equal(fast, tables.method_names(RANDOM[mask]), check_dtype=False)
+
+
+def test_method_names_in_view_of_papers_naming_none_is_empty() -> None:
+    items = tables.list_items(RANDOM["method_names"], once_per_row=False)
+    assert tables.method_names_in_view(items, np.zeros(len(RANDOM), dtype=bool), RANDOM["title"]).empty
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+def test_shared_repos_in_view_equal_shared_repos(mask: np.ndarray) -> None:
+    fast = tables.shared_repos_in_view(tables.repo_groups(RANDOM), mask, RANDOM)
+    pd.testing.assert_frame_equal(fast, tables.shared_repos(RANDOM[mask]), check_dtype=False)
+
+
+def _tracker_by_explode(papers: pd.DataFrame) -> pd.DataFrame:
+    """The link tracker the plain pandas way: explode the links, then map host and repo per row."""
+    rows = papers[["id", "title", "links", "code_status"]].explode("links").dropna(subset=["links"])
+    rows = rows[rows["links"].map(lambda link: isinstance(link, dict) and bool(link.get("url")))]
+    urls = rows["links"].map(lambda link: str(link["url"]))
+    return pd.DataFrame(
+        {
+            "id": rows["id"].to_numpy(),
+            "title": rows["title"].to_numpy(),
+            "url": urls.to_numpy(),
+            "kind": rows["links"].map(lambda link: str(link.get("kind", "other"))).to_numpy(),
+            "host": urls.map(links.url_host).to_numpy(),
+            "repo": urls.map(links.repo_of).to_numpy(),
+            "code_status": rows["code_status"].to_numpy(),
+        }
+    )
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+def test_tracker_rows_in_view_equal_the_exploded_links(mask: np.ndarray) -> None:
+    table = tables.link_table(RANDOM, links.url_host, links.repo_of)
+    fast = tables.tracker_rows(table, RANDOM, tables.links_in_view(table, mask))
+    pd.testing.assert_frame_equal(fast, _tracker_by_explode(RANDOM[mask]), check_dtype=False)
+
+
+@pytest.mark.parametrize(
+    ("values", "is_list"),
+    [
+        (pd.Series([None, ["a"], "b"]), True),
+        (pd.Series([[], ["a"]]), True),
+        (pd.Series(["a", None]), False),
+        (pd.Series([None, None]), False),
+        (pd.Series([1, 2]), False),
+        (pd.Series(["a"], dtype="string"), False),
+    ],
+)
+def test_is_list_column(values: pd.Series, is_list: bool) -> None:
+    assert tables.is_list_column(values) is is_list

@@ -19,11 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import analysis, charts, corpus, filters, terms
-from dashboard.ui import indexed
+from dashboard import analysis, charts, corpus, filters, links, terms
+from dashboard.ui import indexed, tables
 
 ENV_CORPUS = "PAPER_DASHBOARD_CORPUS"
 SEEDS_DIR = Path(__file__).resolve().parents[3] / "seeds"
@@ -174,3 +175,49 @@ def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.Data
 def word_cloud(frequencies: tuple[tuple[str, float], ...]) -> bytes:
     """PNG of a word cloud (cached: the same terms give the same picture); ValueError if none drawable."""
     return charts.word_cloud_png(dict(frequencies))
+
+
+# Counting any filtered subset: the papers' columns as integer codes, made once per corpus (see
+# `tables.Groups`); a filter change is then a few `np.bincount` calls instead of exploding and
+# grouping up to a million rows. Keyed on the digest; the number of topics too where the column
+# comes from the analysis (the rows keep their order for every number of topics).
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def groups(digest: str, n_topics: int | None, column: str, _papers: pd.DataFrame) -> tables.Groups:
+    """A column's values (or list elements) as codes, as `tables.release_by` groups them."""
+    return tables.group_codes(_papers[column])
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def list_items(digest: str, column: str, once_per_row: bool, _papers: pd.DataFrame) -> tables.Groups:
+    """The non-blank elements of a list column (datasets, method names) as codes."""
+    return tables.list_items(_papers[column], once_per_row=once_per_row)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def released(digest: str, _papers: pd.DataFrame) -> np.ndarray:
+    """Per paper: whether it released code (read-only)."""
+    flags = _papers["code_status"].eq(tables.RELEASED).to_numpy(dtype=bool, na_value=False)
+    flags.setflags(write=False)
+    return flags
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def link_counts(digest: str, _papers: pd.DataFrame) -> np.ndarray:
+    """Per paper: how many links its abstract has (read-only)."""
+    counts = _papers["links"].map(len).to_numpy(dtype=np.int64)
+    counts.setflags(write=False)
+    return counts
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def link_table(digest: str, _papers: pd.DataFrame) -> pd.DataFrame:
+    """Every link of every paper with its host and repository (`tables.link_table`)."""
+    return tables.link_table(_papers, links.url_host, links.repo_of)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def repo_groups(digest: str, _papers: pd.DataFrame) -> tables.Groups:
+    """The papers naming a repository, grouped case-insensitively (`tables.shared_repos`)."""
+    return tables.repo_groups(_papers)

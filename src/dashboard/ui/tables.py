@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -82,7 +83,7 @@ def release_by(papers: pd.DataFrame, column: str, labels: Mapping[Any, str] | No
     List columns (e.g. ``areas``) count a paper in each of its groups.
     """
     table = papers[[column, "code_status"]]
-    if table[column].map(lambda v: isinstance(v, list | tuple | np.ndarray)).any():
+    if is_list_column(table[column]):
         table = table.explode(column).dropna(subset=[column])
     grouped = (
         table.assign(released=table["code_status"].eq(RELEASED))
@@ -104,30 +105,222 @@ def _sort_key(column: pd.Series) -> pd.Series:
     return column if column.name == "papers" else column.astype("str")
 
 
+def is_list_column(values: pd.Series) -> bool:
+    """Whether a column holds lists (``areas``), told from its dtype and first value, not row by row.
+
+    >>> is_list_column(pd.Series([None, ["a"]])), is_list_column(pd.Series(["a", "b"]))
+    (True, False)
+    """
+    if values.dtype != object:
+        return False
+    first = values.first_valid_index()
+    return first is not None and isinstance(values.at[first], list | tuple | np.ndarray)
+
+
+# --- counting any subset of a corpus --------------------------------------------------------------
+# A page shows counts over the papers that pass the filters. Exploding list columns and grouping
+# strings over a million papers takes seconds; done once per corpus as integer codes (`Groups`),
+# the counts for any mask are a `np.bincount` of the codes whose paper is in it.
+
+
+@dataclass(frozen=True)
+class Groups:
+    """A column as integer codes, one item per value (per list element for a list column).
+
+    ``rows[i]`` is the position of item i's paper and ``codes[i]`` its value's position in ``values``;
+    missing values are left out. Items are ordered by code, then row.
+    """
+
+    rows: np.ndarray
+    codes: np.ndarray
+    values: pd.Index
+
+    def in_view(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, codes) of the items whose paper is in ``mask`` (a boolean array over the papers)."""
+        keep = mask[self.rows]
+        return self.rows[keep], self.codes[keep]
+
+
+def _groups(rows: np.ndarray, values: Any, *, sort: bool = False) -> Groups:
+    codes, uniques = pd.factorize(values, sort=sort)
+    present = codes >= 0
+    rows, codes = rows[present], codes[present]
+    order = np.argsort(codes, kind="stable")  # rows stay in corpus order within a value
+    rows, codes = rows[order].astype(np.int64), codes[order].astype(np.int64)
+    return Groups(rows=rows, codes=codes, values=pd.Index(uniques))
+
+
+def _exploded(values: pd.Series) -> pd.Series:
+    """The elements of a list column, indexed by their paper's row position."""
+    return pd.Series(values.to_numpy(), index=np.arange(len(values))).explode().dropna()
+
+
+def group_codes(values: pd.Series) -> Groups:
+    """The groups `release_by` counts: each value of a column, or each element of a list column."""
+    if is_list_column(values):
+        items = _exploded(values)
+        return _groups(items.index.to_numpy(), items.to_numpy())
+    return _groups(np.arange(len(values)), values.array)
+
+
+def list_items(values: pd.Series, *, once_per_row: bool) -> Groups:
+    """The non-blank elements of a list column as text (``once_per_row``: a repeated element once)."""
+    items = _exploded(values)
+    text = items.astype("str")
+    text = text[text.str.strip() != ""]
+    if once_per_row:
+        text = text[~pd.DataFrame({"row": text.index, "item": text.to_numpy()}).duplicated().to_numpy()]
+    # Sorted codes: code order is name order, so tables sort by name without comparing strings.
+    return _groups(text.index.to_numpy(), text.to_numpy(dtype=object), sort=True)
+
+
+def release_in_view(
+    groups: Groups, mask: np.ndarray, released: np.ndarray, labels: Mapping[Any, str] | None = None
+) -> pd.DataFrame:
+    """`release_by` of the papers in ``mask``, from the column's `Groups` (``released``: per paper).
+
+    Equal to ``release_by(papers[mask], column, labels)`` for ``groups = group_codes(papers[column])``.
+    """
+    rows, codes = groups.in_view(mask)
+    papers = np.bincount(codes, minlength=len(groups.values))
+    released_counts = np.bincount(codes[released[rows]], minlength=len(groups.values))
+    present = np.flatnonzero(papers)
+    table = pd.DataFrame(
+        {
+            "group": groups.values.take(present),
+            "released": released_counts[present].astype(int),
+            "papers": papers[present].astype(int),
+        }
+    )
+    if labels:
+        table["group"] = table["group"].map(lambda g: labels.get(g, str(g)))
+    table = table.sort_values(["papers", "group"], ascending=[False, True], key=_sort_key)
+    return table.reset_index(drop=True)
+
+
+def values_in_view(groups: Groups, mask: np.ndarray) -> pd.Index:
+    """The distinct values the papers in ``mask`` have (``nunique`` of the column is its length)."""
+    _, codes = groups.in_view(mask)
+    return groups.values.take(np.flatnonzero(np.bincount(codes, minlength=len(groups.values))))
+
+
+def categories_in_view(groups: Groups, mask: np.ndarray) -> pd.Series:
+    """The column of the papers in ``mask`` as a categorical: counted by value at ``np.bincount`` speed."""
+    _, codes = groups.in_view(mask)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=groups.values))
+
+
+def counts_in_view(items: Groups, mask: np.ndarray) -> pd.Series:
+    """`list_counts` of the papers in ``mask``, from ``list_items(values, once_per_row=True)``."""
+    _, codes = items.in_view(mask)
+    counts = np.bincount(codes, minlength=len(items.values))
+    present = np.flatnonzero(counts)
+    table = pd.Series(counts[present], index=items.values.take(present).rename("item"), name="papers")
+    return table.sort_values(ascending=False, kind="stable")
+
+
+def method_names_in_view(items: Groups, mask: np.ndarray, titles: pd.Series) -> pd.DataFrame:
+    """`method_names` of the papers in ``mask`` (``titles``: every paper's).
+
+    ``items`` is ``list_items(papers["method_names"], once_per_row=False)``.
+    """
+    rows, codes = items.in_view(mask)
+    if not len(codes):
+        return pd.DataFrame({"name": [], "papers": [], "title": []})
+    # Items are ordered by code, then row: each run of a code starts at its first paper in view.
+    starts = _run_starts(codes)
+    papers = np.diff(np.r_[starts, len(codes)])
+    order = np.argsort(-papers, kind="stable")  # ties stay in name order (the codes' order)
+    return pd.DataFrame(
+        {
+            "name": np.asarray(items.values.take(codes[starts][order]), dtype=object),
+            "papers": papers[order],
+            "title": titles.iloc[rows[starts][order]].to_numpy(),
+        }
+    )
+
+
+def _run_starts(codes: np.ndarray) -> np.ndarray:
+    """Where each run of equal codes starts in a sorted code array."""
+    if not len(codes):
+        return np.array([], dtype=np.int64)
+    return np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+
+
+TRACKER_COLUMNS = ["id", "title", "url", "kind", "host", "repo", "code_status"]
+
+
+def link_table(
+    papers: pd.DataFrame,
+    host_of: Callable[[str], str],
+    repo_of: Callable[[str], str],
+) -> pd.DataFrame:
+    """Every link of every paper, made once per corpus: row (the paper's position), url, kind, host, repo.
+
+    Host and repository are worked out once per distinct URL.
+    """
+    rows: list[int] = []
+    urls: list[str] = []
+    kinds: list[str] = []
+    for row, paper_links in enumerate(papers["links"].to_numpy()):
+        if isinstance(paper_links, dict):
+            paper_links = [paper_links]
+        elif not isinstance(paper_links, list | tuple | np.ndarray):
+            continue
+        for link in paper_links:
+            if isinstance(link, dict) and link.get("url"):
+                rows.append(row)
+                urls.append(str(link["url"]))
+                kinds.append(str(link.get("kind", "other")))
+    distinct = dict.fromkeys(urls)
+    hosts = {url: host_of(url) for url in distinct}
+    repos = {url: repo_of(url) for url in distinct}
+    return pd.DataFrame(
+        {
+            "row": np.asarray(rows, dtype=np.int64),
+            "url": pd.Series(urls, dtype=object),
+            "kind": pd.Series(kinds, dtype=object),
+            "host": pd.Series([hosts[url] for url in urls], dtype=object),
+            "repo": pd.Series([repos[url] for url in urls], dtype=object),
+        }
+    )
+
+
+def links_in_view(links: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
+    """Positions in `link_table` of the links of the papers in ``mask``."""
+    return np.flatnonzero(mask[links["row"].to_numpy()])
+
+
+def tracker_rows(links: pd.DataFrame, papers: pd.DataFrame, positions: np.ndarray) -> pd.DataFrame:
+    """The link tracker's rows at these positions of `link_table`.
+
+    Columns id, title, url, kind, host, repo, code_status (the paper's).
+    """
+    if not len(positions):
+        return pd.DataFrame({c: pd.Series(dtype="str") for c in TRACKER_COLUMNS})
+    picked = links.iloc[positions]
+    rows = picked["row"].to_numpy()
+    return pd.DataFrame(
+        {
+            "id": papers["id"].iloc[rows].to_numpy(),
+            "title": papers["title"].iloc[rows].to_numpy(),
+            "url": picked["url"].to_numpy(),
+            "kind": picked["kind"].to_numpy(),
+            "host": picked["host"].to_numpy(),
+            "repo": picked["repo"].to_numpy(),
+            "code_status": papers["code_status"].iloc[rows].to_numpy(),
+        }
+    )
+
+
 def link_tracker(
     papers: pd.DataFrame,
     host_of: Callable[[str], str],
     repo_of: Callable[[str], str],
 ) -> pd.DataFrame:
     """One row per link of each paper: id, title, url, kind, host, repo, code_status."""
-    columns = ["id", "title", "url", "kind", "host", "repo", "code_status"]
-    rows = papers[["id", "title", "links", "code_status"]].explode("links").dropna(subset=["links"])
-    rows = rows[rows["links"].map(lambda link: isinstance(link, dict) and bool(link.get("url")))]
-    if rows.empty:
-        return pd.DataFrame({c: pd.Series(dtype="str") for c in columns})
-    urls = rows["links"].map(lambda link: str(link["url"]))
-    tracker = pd.DataFrame(
-        {
-            "id": rows["id"].to_numpy(),
-            "title": rows["title"].to_numpy(),
-            "url": urls.to_numpy(),
-            "kind": rows["links"].map(lambda link: str(link.get("kind", "other"))).to_numpy(),
-            "host": urls.map(host_of).to_numpy(),
-            "repo": urls.map(repo_of).to_numpy(),
-            "code_status": rows["code_status"].to_numpy(),
-        }
-    )
-    return tracker[columns].reset_index(drop=True)
+    links = link_table(papers, host_of, repo_of)
+    return tracker_rows(links, papers, np.arange(len(links)))
 
 
 def shared_repos(papers: pd.DataFrame) -> pd.DataFrame:
@@ -141,6 +334,38 @@ def shared_repos(papers: pd.DataFrame) -> pd.DataFrame:
     )
     shared = grouped[grouped["papers"] > 1].sort_values(["papers", "repo"], ascending=[False, True])
     return shared.reset_index(drop=True)[["repo", "papers", "titles", "ids"]]
+
+
+def repo_groups(papers: pd.DataFrame) -> Groups:
+    """The papers naming a repository (`shared_repos`), grouped by the repository in lower case."""
+    repos = papers["github_repo"].astype("str")
+    named = np.flatnonzero((repos.str.strip() != "").to_numpy(dtype=bool))
+    return _groups(named, repos.iloc[named].str.lower().to_numpy(dtype=object))
+
+
+def shared_repos_in_view(groups: Groups, mask: np.ndarray, papers: pd.DataFrame) -> pd.DataFrame:
+    """`shared_repos` of the papers in ``mask``, from ``repo_groups(papers)``."""
+    rows, codes = groups.in_view(mask)
+    starts = _run_starts(codes)
+    sizes = np.diff(np.r_[starts, len(codes)])
+    shared = sizes > 1
+    if not shared.any():
+        return pd.DataFrame({"repo": [], "papers": [], "titles": [], "ids": []})
+    members = rows[np.repeat(shared, sizes)]  # the rows of the shared repositories, run by run
+    starts, sizes = starts[shared], sizes[shared]
+    ends = np.cumsum(sizes)
+    bounds = list(zip((ends - sizes).tolist(), ends.tolist(), strict=True))
+    titles = papers["title"].iloc[members].tolist()
+    ids = papers["id"].iloc[members].tolist()
+    table = pd.DataFrame(
+        {
+            "repo": papers["github_repo"].iloc[rows[starts]].to_numpy(),
+            "papers": sizes.astype(np.int64),
+            "titles": [titles[start:end] for start, end in bounds],
+            "ids": [ids[start:end] for start, end in bounds],
+        }
+    )
+    return table.sort_values(["papers", "repo"], ascending=[False, True]).reset_index(drop=True)
 
 
 def topic_overview(topics: pd.DataFrame, counts: pd.Series, names: Mapping[int, str]) -> pd.DataFrame:
