@@ -117,9 +117,9 @@ def test_paper_map_samples_large_tables_and_says_so() -> None:
 
 
 def test_paper_map_of_a_callers_sample_says_how_many_it_was_drawn_from() -> None:
-    rows = charts.map_sample(1_000, max_points=4)
+    rows = charts.sample_rows(1_000, max_points=4)
     assert len(rows) == 4 and list(rows) == sorted(set(rows)) and rows.max() < 1_000
-    assert list(charts.map_sample(3, max_points=4)) == [0, 1, 2]
+    assert list(charts.sample_rows(3, max_points=4)) == [0, 1, 2]
     fig = charts.paper_map(PAPERS.iloc[:4], n_papers=1_000)
     assert "4 of 1,000 papers sampled" in fig.layout.title.text
     assert "sampled" not in charts.paper_map(PAPERS.iloc[:4]).layout.title.text

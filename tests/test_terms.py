@@ -218,3 +218,17 @@ def test_keyword_in_context_stops_at_the_limit() -> None:
 
     lines = keyword_in_context(texts(), "graph", limit=3)
     assert lines["id"].tolist() == [0, 0, 1]
+
+
+@pytest.mark.parametrize("groups", [["g", "g", "h", "h", "i"], ["g", "g", "h", None, "h"]])
+def test_single_valued_groups_equal_the_straightforward_ones(groups: list[str | None]) -> None:
+    # Every paper in one group: the others' counts come from the group sums (no second read).
+    counts = TermCounts.build(CORPUS)
+    dense = counts.counts.toarray().astype(float)
+    kept = dense.sum(0)
+    by_group = counts.group_distinctive_terms(pd.Series(groups, dtype=object), top=100)
+    for name in sorted({g for g in groups if g}):
+        inside_counts = dense[[i for i, g in enumerate(groups) if g == name]].sum(0)
+        z = log_odds_z(inside_counts, kept - inside_counts, 1_000.0 * kept / kept.sum() + 0.01)
+        best = sorted((-z[i], counts.terms[i]) for i in range(len(z)) if z[i] > 0 and inside_counts[i] > 0)
+        assert by_group.loc[by_group["group"] == name, "term"].tolist() == [t for _, t in best]

@@ -195,10 +195,11 @@ def release_rate(
 MAP_POINTS = 20_000  # a browser draws more points slowly, and hover needs a label for each
 
 
-def map_sample(n_rows: int, max_points: int = MAP_POINTS, random_state: int = 0) -> np.ndarray:
-    """Which of ``n_rows`` rows the paper map draws: all, or a seeded sample of ``max_points``, in order.
+def sample_rows(n_rows: int, max_points: int = MAP_POINTS, random_state: int = 0) -> np.ndarray:
+    """Which of ``n_rows`` rows to use: all, or a seeded sample of ``max_points``, in order.
 
-    Pages sample row numbers before copying any rows (copying a million rows costs a second).
+    The paper map draws these, and the Terms page's group comparison counts these. Pages sample row
+    numbers before copying any rows (copying a million rows costs a second).
     """
     if n_rows <= max_points:
         return np.arange(n_rows)
@@ -234,10 +235,10 @@ def paper_map(
     Each point carries the paper id as ``customdata`` so a selection can filter the papers.
     ``background`` (e.g. the papers the filters leave out) is drawn first in pale grey, without ids
     or hover, so the map keeps its shape while filtering. Above ``max_points`` a seeded sample is
-    drawn and the title says so; ``n_papers`` says how many papers a caller's own `map_sample` of
+    drawn and the title says so; ``n_papers`` says how many papers a caller's own `sample_rows` of
     ``papers`` was drawn from (default: ``len(papers)``).
     """
-    shown = papers.iloc[map_sample(len(papers), max_points, random_state)]
+    shown = papers.iloc[sample_rows(len(papers), max_points, random_state)]
     n_papers = max(n_papers or 0, len(papers))
     if n_papers > len(shown):
         title = f"{title} — {len(shown):,} of {n_papers:,} papers sampled"
@@ -246,7 +247,7 @@ def paper_map(
         go.Scattergl if len(shown) + (0 if background is None else len(background)) > 2_000 else go.Scatter
     )
     if background is not None and len(background):
-        behind = background.iloc[map_sample(len(background), max_points, random_state)]
+        behind = background.iloc[sample_rows(len(background), max_points, random_state)]
         fig.add_trace(
             scatter(
                 x=behind["x"].to_numpy(),

@@ -258,7 +258,10 @@ class TermCounts:
             return pd.DataFrame(columns=columns).astype({"group": "str", "term": "str", "z": "float64"})
         # Not a sparse group-by-paper product: that costs several times one read of the entries.
         counts_in = self._group_sums(rows, group_index, len(labels))
-        total, _ = self.subset_counts(keep)
+        if len(rows) == int(keep.sum()) and len(np.unique(rows)) == len(rows):
+            total = counts_in.sum(axis=0)  # every paper in exactly one group: no second read of them
+        else:
+            total, _ = self.subset_counts(keep)
         counts_out = np.clip(total[None, :] - counts_in, 0, None)
         z = log_odds_z(counts_in, counts_out, self._prior(total, prior_strength))
         frames = []

@@ -3,6 +3,7 @@
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from dashboard import charts, terms
@@ -15,6 +16,7 @@ NGRAMS = {"1": "Words", "2": "Two-word phrases", "3": "Three-word phrases"}
 GROUPS = {"topic": "Topic", "area": "Research area", "venue": "Venue", "source": "Source file"}
 CLOUD_TERMS = 150  # the chart, the cloud and the default term come from the most frequent terms
 KWIC_SHOWN = 500  # lines of keyword in context: more than anyone reads, and the scan stops there
+GROUP_SAMPLE = 100_000  # papers the group comparison counts at most (a seeded sample above that)
 
 view = page_context()
 components.page_header("Terms", view, "The words these papers use")
@@ -108,7 +110,17 @@ with right:
     groups = view.papers[column]
     if group == "topic":  # a lookup per topic, not per paper
         groups = groups.map({t: view.topic_names.get(int(t), str(t)) for t in groups.unique()})
-    by_group = counts.group_distinctive_terms(groups, mask=view.mask.to_numpy())
+    # Above GROUP_SAMPLE filtered papers the groups are compared on a seeded sample of them: the
+    # counts of every filtered paper were 0.5-0.9 s of a run at a million papers.
+    chosen = np.flatnonzero(view.mask.to_numpy())
+    if len(chosen) > GROUP_SAMPLE:
+        chosen = chosen[charts.sample_rows(len(chosen), max_points=GROUP_SAMPLE)]
+        st.caption(
+            f"Estimated from a seeded sample of {GROUP_SAMPLE:,} of the {int(view.mask.sum()):,} papers."
+        )
+    sample = np.zeros(len(view.papers), dtype=bool)
+    sample[chosen] = True
+    by_group = counts.group_distinctive_terms(groups, mask=sample)
     if by_group.empty:
         st.caption("The filtered papers fall in fewer than two groups: nothing to set apart.")
     else:

@@ -471,8 +471,8 @@ def paper_map(view: View, key: str) -> None:
     mask = view.mask.to_numpy()
     inside, outside = np.flatnonzero(mask), np.flatnonzero(~mask)
     fig = charts.paper_map(
-        rows_of(view.papers, inside[charts.map_sample(len(inside))], MAP_COLUMNS),
-        background=rows_of(view.papers, outside[charts.map_sample(len(outside))], ("x", "y"))
+        rows_of(view.papers, inside[charts.sample_rows(len(inside))], MAP_COLUMNS),
+        background=rows_of(view.papers, outside[charts.sample_rows(len(outside))], ("x", "y"))
         if len(outside)
         else None,
         n_papers=len(inside),
