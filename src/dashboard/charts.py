@@ -378,6 +378,9 @@ def cloud_drawable(term: str) -> bool:
     return all(ord(c) < _CLOUD_DRAWABLE_BELOW for c in term)
 
 
+CLOUD_SCALE = 2
+
+
 def word_cloud_png(
     frequencies: Mapping[str, float],
     *,
@@ -401,9 +404,12 @@ def word_cloud_png(
     def colour(word: str, **_: object) -> str:
         return palette[sum(map(ord, word)) % len(palette)]
 
+    # Laid out on a canvas half the size and drawn at twice the scale: 0.08 s instead of 0.46 s for
+    # 1000 x 440, which is most of a filter change on the Terms page.
     cloud = WordCloud(
-        width=width,
-        height=height,
+        width=max(1, width // CLOUD_SCALE),
+        height=max(1, height // CLOUD_SCALE),
+        scale=CLOUD_SCALE,
         background_color=None,
         mode="RGBA",
         max_words=max_words,
