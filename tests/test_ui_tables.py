@@ -206,7 +206,7 @@ def test_method_names_in_view_of_papers_naming_none_is_empty() -> None:
 
 @pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
 def test_shared_repos_in_view_equal_shared_repos(mask: np.ndarray) -> None:
-    fast = tables.shared_repos_in_view(tables.repo_groups(RANDOM), mask, RANDOM)
+    fast = tables.shared_repos_in_view(tables.repo_groups(RANDOM), mask)
     pd.testing.assert_frame_equal(fast, tables.shared_repos(RANDOM[mask]), check_dtype=False)
 
 

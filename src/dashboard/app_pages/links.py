@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from dashboard import charts, links
-from dashboard.ui import components, keys, tables
+from dashboard import charts
+from dashboard.ui import components, data, keys, tables
 from dashboard.ui.context import page_context
 
 view = page_context()
@@ -11,8 +11,13 @@ components.page_header("Links & code", view, "Who released code, and where the l
 if components.empty_state(view, keys.LINKS_CLEAR):
     st.stop()
 
-papers = view.shown
-tracker = tables.link_tracker(papers, links.url_host, links.repo_of)
+# Links, groups and repositories are worked out once per corpus (`dashboard.ui.data`); a filter
+# change only selects with the mask, and builds the rows of the tables it shows.
+papers, digest, k = view.papers, view.source.digest, view.filters.k
+in_view = view.mask.to_numpy(dtype=bool)
+is_released = data.released(digest, papers)
+link_table = data.link_table(digest, papers)
+link_rows = tables.links_in_view(link_table, in_view)
 
 # Release rates by every grouping that has more than one group here; a single bar says nothing.
 groupings: list[tuple[str, str, dict[int, str] | None]] = [
@@ -22,26 +27,32 @@ groupings: list[tuple[str, str, dict[int, str] | None]] = [
 ]
 if view.analysis is not None:
     groupings.insert(0, ("topic", "topic", view.topic_names))
-rate_charts = [
-    charts.release_rate(
-        tables.release_by(papers, column, labels=labels), title=f"Code released, per {name}", group_title=""
-    )
+rates = [
+    (tables.release_in_view(data.groups(digest, k, column, papers), in_view, is_released, labels), name)
     for column, name, labels in groupings
-    if papers[column].nunique(dropna=True) > 1
+]
+rate_charts = [
+    charts.release_rate(rate, title=f"Code released, per {name}", group_title="")
+    for rate, name in rates
+    if len(rate) > 1
 ]
 # The first grouping (topics, when there are any) has the most groups: it gets the full width below.
 widest, others = (rate_charts[0], rate_charts[1:]) if rate_charts else (None, [])
-small = [charts.code_status_bars(papers["code_status"], title="Code status of the papers"), *others]
+statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
+small = [charts.code_status_bars(statuses, title="Code status of the papers"), *others]
 for row in range(0, len(small), 2):
     for column, figure in zip(st.columns(2), small[row : row + 2], strict=False):
         column.plotly_chart(figure, config={"displayModeBar": False})
 if widest is not None:
     st.plotly_chart(widest, config={"displayModeBar": False})
 
-st.subheader(f"All links ({len(tracker):,})")
-if tracker.empty:
+st.subheader(f"All links ({len(link_rows):,})")
+if not len(link_rows):
     st.caption("These abstracts contain no links.")
 else:
+    # Only the page shown is built and sent; the download makes every row, on click when long.
+    page = components.page_rows(len(link_rows), f"{keys.LINKS_FORMAT}.page.{view.filters.slug()}", "links")
+    tracker = tables.tracker_rows(link_table, papers, link_rows[page])
     shown = tracker.assign(
         url=components.safe_links(tracker["url"]), code_status=tracker["code_status"].str.replace("_", " ")
     )
@@ -56,15 +67,26 @@ else:
             "code_status": st.column_config.TextColumn("Paper's code status", width=120),
         },
     )
-    components.download(tracker, view, stem="links", key=keys.LINKS_FORMAT, what="links")
+    components.download(
+        lambda: tables.tracker_rows(link_table, papers, link_rows),
+        view,
+        stem="links",
+        key=keys.LINKS_FORMAT,
+        what="links",
+        n_rows=len(link_rows),
+    )
 
 left, right = st.columns(2)
 with left:
-    account_only = papers[papers["code_status"] == "account_only"]
-    st.subheader(f"Account or organisation only ({len(account_only):,})")
+    account_only = in_view & papers["code_status"].eq("account_only").to_numpy(dtype=bool, na_value=False)
+    st.subheader(f"Account or organisation only ({int(account_only.sum()):,})")
     st.caption("The abstract links a user or organisation page but no repository.")
-    if len(account_only):
-        accounts = tracker[(tracker["kind"] == "account") & tracker["id"].isin(account_only["id"])]
+    if account_only.any():
+        account_links = link_rows[
+            (link_table["kind"].to_numpy()[link_rows] == "account")
+            & account_only[link_table["row"].to_numpy()[link_rows]]
+        ]
+        accounts = tables.tracker_rows(link_table, papers, account_links)
         components.show_table(
             accounts[["title", "url"]].assign(url=components.safe_links(accounts["url"])),
             {
@@ -75,12 +97,13 @@ with left:
             within=components.HALF_WIDTH_PX,
         )
 with right:
-    promised = papers[papers["code_status"] == "promised"]
+    is_promised = in_view & papers["code_status"].eq("promised").to_numpy(dtype=bool, na_value=False)
+    promised = papers.loc[is_promised, ["title", "source"]]
     st.subheader(f"Code promised, no link ({len(promised):,})")
     st.caption('The abstract says code "will be released" (or similar) but gives no link.')
     if len(promised):
         components.show_table(
-            promised[["title", "source"]],
+            promised,
             {
                 "title": st.column_config.TextColumn("Paper", width=340),
                 "source": st.column_config.TextColumn("Source file", width=150),
@@ -89,7 +112,7 @@ with right:
             within=components.HALF_WIDTH_PX,
         )
 
-shared = tables.shared_repos(papers)
+shared = tables.shared_repos_in_view(data.repo_groups(digest, papers), in_view)
 st.subheader(f"Repositories shared by several papers ({len(shared):,})")
 if shared.empty:
     st.caption("No repository is given as the code of more than one of these papers.")

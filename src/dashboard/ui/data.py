@@ -218,6 +218,6 @@ def link_table(digest: str, _papers: pd.DataFrame) -> pd.DataFrame:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def repo_groups(digest: str, _papers: pd.DataFrame) -> tables.Groups:
+def repo_groups(digest: str, _papers: pd.DataFrame) -> tables.RepoGroups:
     """The papers naming a repository, grouped case-insensitively (`tables.shared_repos`)."""
     return tables.repo_groups(_papers)

@@ -336,33 +336,53 @@ def shared_repos(papers: pd.DataFrame) -> pd.DataFrame:
     return shared.reset_index(drop=True)[["repo", "papers", "titles", "ids"]]
 
 
-def repo_groups(papers: pd.DataFrame) -> Groups:
-    """The papers naming a repository (`shared_repos`), grouped by the repository in lower case."""
+@dataclass(frozen=True)
+class RepoGroups:
+    """The papers naming a repository, grouped by the repository in lower case (`shared_repos`).
+
+    ``repo``, ``title`` and ``id`` are each item's paper's, in the order of ``groups``' items, so a
+    filter change takes them without going back to the paper table.
+    """
+
+    groups: Groups
+    repo: np.ndarray
+    title: np.ndarray
+    id: np.ndarray
+
+
+def repo_groups(papers: pd.DataFrame) -> RepoGroups:
+    """`RepoGroups` of a paper table: made once per corpus."""
     repos = papers["github_repo"].astype("str")
     named = np.flatnonzero((repos.str.strip() != "").to_numpy(dtype=bool))
-    return _groups(named, repos.iloc[named].str.lower().to_numpy(dtype=object))
+    groups = _groups(named, repos.iloc[named].str.lower().to_numpy(dtype=object))
+
+    def of_items(column: str) -> np.ndarray:
+        return np.asarray(papers[column].iloc[groups.rows].to_numpy(), dtype=object)
+
+    return RepoGroups(groups=groups, repo=of_items("github_repo"), title=of_items("title"), id=of_items("id"))
 
 
-def shared_repos_in_view(groups: Groups, mask: np.ndarray, papers: pd.DataFrame) -> pd.DataFrame:
+def shared_repos_in_view(repos: RepoGroups, mask: np.ndarray) -> pd.DataFrame:
     """`shared_repos` of the papers in ``mask``, from ``repo_groups(papers)``."""
-    rows, codes = groups.in_view(mask)
+    items = np.flatnonzero(mask[repos.groups.rows])
+    codes = repos.groups.codes[items]
     starts = _run_starts(codes)
     sizes = np.diff(np.r_[starts, len(codes)])
     shared = sizes > 1
     if not shared.any():
         return pd.DataFrame({"repo": [], "papers": [], "titles": [], "ids": []})
-    members = rows[np.repeat(shared, sizes)]  # the rows of the shared repositories, run by run
-    starts, sizes = starts[shared], sizes[shared]
+    firsts = items[starts[shared]]
+    members = items[np.repeat(shared, sizes)]  # the items of the shared repositories, run by run
+    sizes = sizes[shared]
     ends = np.cumsum(sizes)
     bounds = list(zip((ends - sizes).tolist(), ends.tolist(), strict=True))
-    titles = papers["title"].iloc[members].tolist()
-    ids = papers["id"].iloc[members].tolist()
+    titles, ids = repos.title[members], repos.id[members]
     table = pd.DataFrame(
         {
-            "repo": papers["github_repo"].iloc[rows[starts]].to_numpy(),
+            "repo": repos.repo[firsts],
             "papers": sizes.astype(np.int64),
-            "titles": [titles[start:end] for start, end in bounds],
-            "ids": [ids[start:end] for start, end in bounds],
+            "titles": [titles[start:end].tolist() for start, end in bounds],
+            "ids": [ids[start:end].tolist() for start, end in bounds],
         }
     )
     return table.sort_values(["papers", "repo"], ascending=[False, True]).reset_index(drop=True)
