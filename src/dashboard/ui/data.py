@@ -185,7 +185,7 @@ def word_cloud(frequencies: tuple[tuple[str, float], ...]) -> bytes:
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def groups(digest: str, n_topics: int | None, column: str, _papers: pd.DataFrame) -> tables.Groups:
-    """A column's values (or list elements) as codes, as `tables.release_by` groups them."""
+    """A column's values (or list elements) as codes, as `tables.release_in_view` groups them."""
     return tables.group_codes(_papers[column])
 
 
@@ -219,5 +219,5 @@ def link_table(digest: str, _papers: pd.DataFrame) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def repo_groups(digest: str, _papers: pd.DataFrame) -> tables.RepoGroups:
-    """The papers naming a repository, grouped case-insensitively (`tables.shared_repos`)."""
+    """The papers naming a repository, grouped case-insensitively (`tables.shared_repos_in_view`)."""
     return tables.repo_groups(_papers)
