@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dashboard import terms
 from dashboard.terms import TermCounts, keyword_in_context, log_odds_z, term_pattern, texts_at
 
 CORPUS = [
@@ -232,3 +233,20 @@ def test_single_valued_groups_equal_the_straightforward_ones(groups: list[str | 
         z = log_odds_z(inside_counts, kept - inside_counts, 1_000.0 * kept / kept.sum() + 0.01)
         best = sorted((-z[i], counts.terms[i]) for i in range(len(z)) if z[i] > 0 and inside_counts[i] > 0)
         assert by_group.loc[by_group["group"] == name, "term"].tolist() == [t for _, t in best]
+
+
+def test_subset_counts_are_remembered_for_the_last_masks(monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = TermCounts.build(CORPUS)
+    first = counts.subset_counts(GRAPH_PAPERS)
+    calls: list[int] = []
+    original = TermCounts._sum_rows
+    monkeypatch.setattr(
+        TermCounts, "_sum_rows", lambda self, rows: calls.append(len(rows)) or original(self, rows)
+    )
+    again = counts.subset_counts(GRAPH_PAPERS.copy())  # an equal mask, another array
+    assert calls == [] and again[0] is first[0] and again[1] is first[1]
+    assert not first[0].flags.writeable  # shared between callers: nobody may change it
+    for i in range(terms.RECENT_SUBSETS):  # newer masks push the oldest out
+        counts.subset_counts(np.arange(len(CORPUS)) == i % len(CORPUS) if i else ~GRAPH_PAPERS)
+    counts.subset_counts(GRAPH_PAPERS)
+    assert calls and np.array_equal(counts.subset_counts(GRAPH_PAPERS)[0], first[0])

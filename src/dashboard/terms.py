@@ -11,6 +11,7 @@ large corpus.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from dashboard.tokens import make_vectorizer
 
 DEFAULT_PRIOR_STRENGTH = 1_000.0
 KWIC_LIMIT = 500
+RECENT_SUBSETS = 4  # subsets whose counts are kept (the Terms page asks for one twice)
 TOTALS_BLOCK = 100_000  # papers summed at a time for the corpus totals
 
 
@@ -155,18 +157,34 @@ class TermCounts:
             sums[g] = group_rows.T @ np.ones(last - first, dtype=np.int32)
         return sums
 
+    @cached_property
+    def _recent(self) -> dict[bytes, tuple[np.ndarray, np.ndarray]]:
+        """The last few subsets' counts, by a hash of their mask (a page asks twice for one filter)."""
+        return {}
+
     def subset_counts(self, mask: np.ndarray | pd.Series | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(occurrences, papers using it) of every term within the papers of ``mask`` (all when None)."""
+        """(occurrences, papers using it) of every term within the papers of ``mask`` (all when None).
+
+        The arrays are read-only: the same ones are handed out again for the same mask.
+        """
         if mask is None:
             return self._totals
         inside = self._weights(mask).astype(bool)
-        n_inside = int(inside.sum())
-        if n_inside <= self.n_papers // 2:
-            return self._sum_rows(np.flatnonzero(inside))
-        # More than half the papers: the corpus totals less the papers left out read fewer entries.
-        counts_out, papers_out = self._sum_rows(np.flatnonzero(~inside))
-        counts, papers = self._totals
-        return counts - counts_out, papers - papers_out
+        key = hashlib.blake2b(np.packbits(inside).tobytes(), digest_size=16).digest()
+        recent = self._recent.get(key)
+        if recent is not None:
+            return recent
+        if int(inside.sum()) <= self.n_papers // 2:
+            counts, papers = self._sum_rows(np.flatnonzero(inside))
+        else:  # more than half the papers: the corpus totals less the papers left out read fewer entries
+            counts_out, papers_out = self._sum_rows(np.flatnonzero(~inside))
+            counts, papers = self._totals[0] - counts_out, self._totals[1] - papers_out
+        counts.setflags(write=False)
+        papers.setflags(write=False)
+        for old in list(self._recent)[: max(0, len(self._recent) - RECENT_SUBSETS + 1)]:  # oldest first
+            self._recent.pop(old, None)  # (another session may have popped it already)
+        self._recent[key] = (counts, papers)
+        return counts, papers
 
     def _best(self, scores: np.ndarray, candidates: np.ndarray, k: int | None) -> np.ndarray:
         """The ``k`` candidates with the highest scores, highest first, ties in term order."""

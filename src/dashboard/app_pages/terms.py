@@ -16,7 +16,7 @@ NGRAMS = {"1": "Words", "2": "Two-word phrases", "3": "Three-word phrases"}
 GROUPS = {"topic": "Topic", "area": "Research area", "venue": "Venue", "source": "Source file"}
 CLOUD_TERMS = 150  # the chart, the cloud and the default term come from the most frequent terms
 KWIC_SHOWN = 500  # lines of keyword in context: more than anyone reads, and the scan stops there
-GROUP_SAMPLE = 100_000  # papers the group comparison counts at most (a seeded sample above that)
+GROUP_SAMPLE = 50_000  # papers the group comparison counts at most (a seeded sample above that)
 
 view = page_context()
 components.page_header("Terms", view, "The words these papers use")

@@ -165,10 +165,11 @@ def _mask(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFr
 @st.cache_resource(show_spinner=False, max_entries=16)
 def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.DataFrame) -> terms.TermCounts:
     """Counts of n-grams per paper for fast sums over any subset (cached per corpus and setting)."""
-    stored = indexed.term_counts(digest, ngram, keep_stop_words)
-    if stored is not None:
-        return stored
-    return terms.TermCounts.build(_papers, ngram=ngram, keep_stop_words=keep_stop_words)
+    counts = indexed.term_counts(digest, ngram, keep_stop_words)
+    if counts is None:
+        counts = terms.TermCounts.build(_papers, ngram=ngram, keep_stop_words=keep_stop_words)
+    counts.subset_counts()  # the corpus totals, now (under the page's spinner), not on a filter change
+    return counts
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
