@@ -467,7 +467,7 @@ MAP_COLUMNS: tuple[str, ...] = ("id", "title", "method_names", "topic", "topic_l
 def paper_map(view: View, key: str) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
     # Sample row numbers first and copy only the sampled rows' map columns: taking every filtered row
-    # (`view.shown`) cost 0.15 s of each filter change at a million papers, for 20,000 points drawn.
+    # (`view.shown`) cost 0.15 s of each filter change at a million papers, for the points drawn.
     mask = view.mask.to_numpy()
     inside, outside = np.flatnonzero(mask), np.flatnonzero(~mask)
     fig = charts.paper_map(
