@@ -378,7 +378,7 @@ def cloud_drawable(term: str) -> bool:
     return all(ord(c) < _CLOUD_DRAWABLE_BELOW for c in term)
 
 
-CLOUD_SCALE = 2
+CLOUD_SCALE = 2.5
 
 
 def word_cloud_png(
@@ -404,11 +404,11 @@ def word_cloud_png(
     def colour(word: str, **_: object) -> str:
         return palette[sum(map(ord, word)) % len(palette)]
 
-    # Laid out on a canvas half the size and drawn at twice the scale: 0.08 s instead of 0.46 s for
-    # 1000 x 440, which is most of a filter change on the Terms page.
+    # Laid out on a canvas 2.5 times smaller and drawn at that scale: 0.05 s instead of 0.46 s for
+    # 1000 x 440, which was most of a filter change on the Terms page.
     cloud = WordCloud(
-        width=max(1, width // CLOUD_SCALE),
-        height=max(1, height // CLOUD_SCALE),
+        width=max(1, round(width / CLOUD_SCALE)),
+        height=max(1, round(height / CLOUD_SCALE)),
         scale=CLOUD_SCALE,
         background_color=None,
         mode="RGBA",
@@ -419,5 +419,5 @@ def word_cloud_png(
         collocations=False,
     ).generate_from_frequencies(drawable)
     buffer = io.BytesIO()
-    cloud.to_image().save(buffer, format="PNG")
+    cloud.to_image().save(buffer, format="PNG", compress_level=1)  # a third of the time of level 6
     return buffer.getvalue()
