@@ -488,3 +488,17 @@ def test_the_title_takes_the_width_of_the_columns_left_out() -> None:
     assert grown == widths["title"] + widths["venue"] + widths["areas"]
     # Either way the grid needs no more than a 1280 px window gives it (820 px, 36 of them for ticks).
     assert sum(widths.values()) + 36 <= 820
+
+
+def test_a_loaded_corpus_is_kept_out_of_the_garbage_collectors_full_passes() -> None:
+    import gc
+
+    import streamlit as st
+
+    st.cache_resource.clear()
+    gc.unfreeze()
+    try:
+        assert_no_exception(app("overview"))
+        assert gc.get_freeze_count() > 0  # the corpus and its analysis were frozen once loaded
+    finally:
+        gc.unfreeze()
