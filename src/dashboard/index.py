@@ -394,13 +394,8 @@ class PaperIndex:
             facts = self.manifest["arrays"][f"terms/{ngram}"]
             directory = self.path / "terms" / str(ngram)
             counts = _load_csr(directory, facts["shape"])
-            present = sp.csr_matrix(
-                (np.ones(counts.nnz, dtype=np.int8), counts.indices, counts.indptr),
-                shape=counts.shape,
-                copy=False,
-            )
             terms = _read_arrow(directory / "terms.arrow").column("term").to_numpy().astype(object)
-            self._term_counts[ngram] = TermCounts(terms, counts, present, ngram, False)
+            self._term_counts[ngram] = TermCounts(terms, counts, ngram, False)
         return self._term_counts[ngram]
 
 

@@ -67,7 +67,6 @@ class TermCounts:
 
     terms: np.ndarray  # vocabulary, sorted
     counts: sp.csr_matrix  # papers x terms, occurrences
-    present: sp.csr_matrix  # papers x terms, 1 where the paper uses the term
     ngram: int
     keep_stop_words: bool
 
@@ -97,22 +96,21 @@ class TermCounts:
         except ValueError:  # no term at all (empty corpus, or nothing but stop words)
             counts = sp.csr_matrix((len(texts), 0), dtype=np.int32)
             terms = np.array([], dtype=object)
-        present = counts.copy()
-        present.data[:] = 1
-        return cls(terms, counts, present, ngram, keep_stop_words)
+        return cls(terms, counts, ngram, keep_stop_words)
 
     @property
     def n_papers(self) -> int:
         """Papers counted."""
         return self.counts.shape[0]
 
-    def _weights(self, mask: np.ndarray | pd.Series | None) -> np.ndarray:
+    def _inside(self, mask: np.ndarray | pd.Series | None) -> np.ndarray:
+        """``mask`` as a boolean array of one entry per paper (every paper when None)."""
         if mask is None:
-            return np.ones(self.n_papers, dtype=np.float32)
-        weights = np.asarray(mask, dtype=bool)
-        if weights.shape != (self.n_papers,):
-            raise ValueError(f"mask has {weights.shape} entries; expected one per paper ({self.n_papers})")
-        return weights.astype(np.float32)
+            return np.ones(self.n_papers, dtype=bool)
+        inside = np.asarray(mask, dtype=bool)
+        if inside.shape != (self.n_papers,):
+            raise ValueError(f"mask has {inside.shape} entries; expected one per paper ({self.n_papers})")
+        return inside
 
     @cached_property
     def _term_rank(self) -> np.ndarray:
@@ -172,7 +170,7 @@ class TermCounts:
         """
         if mask is None:
             return self._totals
-        inside = self._weights(mask).astype(bool)
+        inside = self._inside(mask)
         key = hashlib.blake2b(np.packbits(inside).tobytes(), digest_size=16).digest()
         recent = self._recent.get(key)
         if recent is not None:
@@ -243,8 +241,8 @@ class TermCounts:
         The ``top`` most over-used terms (z > 0, largest first) then the ``under`` most under-used
         (z < 0). ``within`` limits "the rest" to a subset (default: all other papers).
         """
-        inside = self._weights(mask).astype(bool)
-        scope = self._weights(within).astype(bool) if within is not None else None
+        inside = self._inside(mask)
+        scope = self._inside(within) if within is not None else None
         counts_in, _ = self.subset_counts(inside if scope is None else inside & scope)
         counts_all, _ = self.subset_counts(scope)
         counts_out = counts_all - counts_in
@@ -278,7 +276,7 @@ class TermCounts:
         paper counts in each). Empty values are no group. Only the masked papers take part. Fewer than
         two groups give an empty table.
         """
-        keep = self._weights(mask).astype(bool)
+        keep = self._inside(mask)
         rows, group_index, labels = _memberships(groups, keep, self.n_papers)
         columns = ["group", "term", "z", "count_in", "count_out"]
         if len(labels) < 2:

@@ -25,13 +25,13 @@ components.selectable_papers(
 )
 
 requested = param(keys.URL_PAPER)
-# One vectorised comparison: a set of every id costs about a second per rerun at a million papers.
-paper_id = requested if requested and bool(view.papers["id"].eq(requested).any()) else ""
+# Looked up once by id (a set of every id costs about a second per rerun at a million papers).
+found = components.positions_of(view, [requested]) if requested else {}
 st.divider()
-if not paper_id:
+if not found:
     st.caption("Select a row above to read its abstract, links and most similar papers here.")
 else:
-    paper = view.papers.loc[view.papers["id"] == paper_id].iloc[0]
-    if not view.mask[view.papers["id"] == paper_id].any():
+    (row,) = found.values()
+    if not view.mask.iloc[row]:
         st.caption("This paper is not among the filtered papers.")
-    components.paper_card(view, paper)
+    components.paper_card(view, view.papers.iloc[row])

@@ -75,12 +75,10 @@ def download(
     with columns[0]:
         label = st.segmented_control("File format", list(DOWNLOAD_FORMATS), default="CSV", key=key)
     fmt = DOWNLOAD_FORMATS.get(label or "CSV", "csv")
+    make: Callable[[], pd.DataFrame] = partial(_same, table) if isinstance(table, pd.DataFrame) else table
     rows = len(table) if isinstance(table, pd.DataFrame) else int(n_rows or 0)
-    eager = rows <= EAGER_DOWNLOAD_ROWS
     data: bytes | Callable[[], bytes] = (
-        export_bytes(table if isinstance(table, pd.DataFrame) else table(), fmt)
-        if eager
-        else _deferred(table, fmt)
+        export_bytes(make(), fmt) if rows <= EAGER_DOWNLOAD_ROWS else partial(_export, make, fmt)
     )
     with columns[1]:
         st.download_button(
@@ -94,11 +92,13 @@ def download(
         )
 
 
-def _deferred(table: pd.DataFrame | Callable[[], pd.DataFrame], fmt: str) -> Callable[[], bytes]:
-    def make() -> bytes:
-        return export_bytes(table if isinstance(table, pd.DataFrame) else table(), fmt)
+def _same(table: pd.DataFrame) -> pd.DataFrame:
+    return table
 
-    return make
+
+def _export(make: Callable[[], pd.DataFrame], fmt: str) -> bytes:
+    """The file of the table ``make`` makes: run on click for a long table."""
+    return export_bytes(make(), fmt)
 
 
 def html(body: str) -> None:
@@ -344,11 +344,6 @@ def page_rows(n_rows: int, key: str, what: str = "papers") -> slice:
     return slice(start, stop)
 
 
-def page_of(table: pd.DataFrame, key: str, what: str = "papers") -> pd.DataFrame:
-    """``table`` itself when short, else one page of PAGE_ROWS rows chosen with a page number above it."""
-    return table.iloc[page_rows(len(table), key, what)]
-
-
 # What a table has at 1280 px with the sidebar open: the main column, and half of it in st.columns(2).
 PAGE_WIDTH_PX = 816
 HALF_WIDTH_PX = 398
@@ -375,8 +370,7 @@ def show_table(
 
 
 def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int | None = None) -> None:
-    """The papers as a table (a page at a time when long); selecting a row opens that paper (id in URL)."""
-    table = page_of(table, f"{key}.page.{view.filters.slug()}")
+    """The papers as a table (one `page_rows` page of them); selecting a row opens that paper (id in URL)."""
     display = papers_table(table, columns=PAPER_COLUMNS)
     if "topic" in display.columns:
         display["topic"] = table["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
@@ -467,7 +461,7 @@ MAP_COLUMNS: tuple[str, ...] = ("id", "title", "method_names", "topic", "topic_l
 def paper_map(view: View, key: str) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them."""
     # Sample row numbers first and copy only the sampled rows' map columns: taking every filtered row
-    # (`view.shown`) cost 0.15 s of each filter change at a million papers, for the points drawn.
+    # cost 0.15 s of each filter change at a million papers, for the points drawn.
     mask = view.mask.to_numpy()
     inside, outside = np.flatnonzero(mask), np.flatnonzero(~mask)
     fig = charts.paper_map(

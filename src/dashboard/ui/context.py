@@ -25,7 +25,6 @@ from dashboard.ui.markup import STYLE, escape_markdown
 from dashboard.ui.url import read_filters
 
 LOG = logging.getLogger(__name__)
-FULL_TEXT_COLUMNS: tuple[str, ...] = ("abstract", "abstract_clean")
 
 
 @dataclass(frozen=True)
@@ -48,18 +47,6 @@ class View:
         if self.mask.all():  # no copy of the whole table (gigabytes of text at a million papers)
             return self.papers
         return self.papers[self.mask.to_numpy()]
-
-    @cached_property
-    def shown(self) -> pd.DataFrame:
-        """The same papers without their full abstracts: what tables and charts show.
-
-        Copying the filtered rows' abstracts is most of a filter change at a million papers (seconds
-        for a common word); pages that show or export abstracts use `filtered`.
-        """
-        light = [c for c in self.papers.columns if c not in FULL_TEXT_COLUMNS]
-        if self.mask.all():
-            return self.papers[light]
-        return self.papers.loc[self.mask.to_numpy(), light]
 
     @property
     def n_topics_found(self) -> int:
