@@ -98,11 +98,31 @@ _ROWS = [
     ),
 ]
 
+# The columns issue 10 adds (see the column contract), per paper id: authors, affiliations,
+# countries, decision (the source's text) and its tier. p5 has no authors and no decision, p4's
+# abstract is a placeholder; "Ada Lovelace" writes three papers, one of them under a name in CJK.
+_PEOPLE = {
+    "p1": (["Ada Lovelace", "Alan Turing"], ["Univ A", "Lab B"], ["UK"], "Oral", "oral", True),
+    "p2": (["Alan Turing"], ["Lab B"], ["UK"], "Poster", "poster", True),
+    "p3": (["Grace Hopper", "Ada Lovelace"], ["Univ A"], ["USA", "UK"], "Spotlight", "spotlight", True),
+    "p4": (["Grace Hopper"], ["Univ C"], ["USA"], "Reject", "reject", False),
+    "p5": ([], [], [], "", "unknown", True),
+    "p6": (["李明", "Ada Lovelace"], ["清华大学"], ["China"], "Accept (poster)", "poster", True),
+}
+CONTRACT_COLUMNS: tuple[str, ...] = (
+    "authors",
+    "affiliations",
+    "countries",
+    "decision",
+    "decision_tier",
+    "has_abstract",
+)
+
 TOPIC_LABELS = {0: "graph · message · passing", 1: "diffusion · guidance · sampling", 2: "图神经 · survey"}
 
 
 def make_papers() -> pd.DataFrame:
-    """The six papers above as a schema-shaped table (core columns, analysis columns, `url`)."""
+    """The six papers above as a schema-shaped table (core, contract and analysis columns, `url`)."""
     records = []
     for position, row in enumerate(_ROWS, start=1):
         (pid, source, venue, year, title, text, methods, links, status, datasets, topic, areas) = row
@@ -126,6 +146,7 @@ def make_papers() -> pd.DataFrame:
                 "code_status": status,
                 "datasets": datasets,
                 "url": f"https://example.org/{pid}",
+                **dict(zip(CONTRACT_COLUMNS, _PEOPLE[pid], strict=True)),
                 "topic": topic,
                 "topic_label": TOPIC_LABELS.get(topic, "Outlier"),
                 "topic_weight": 0.0 if topic == -1 else 0.8,
@@ -139,4 +160,6 @@ def make_papers() -> pd.DataFrame:
     papers["year"] = papers["year"].astype("Int64")
     for column in ("id", "source", "venue", "title", "abstract", "abstract_clean", "code_url", "github_repo"):
         papers[column] = papers[column].astype("str")
-    return papers[[*CORE_COLUMNS, "url", *ANALYSIS_COLUMNS]]
+    for column in ("decision", "decision_tier"):
+        papers[column] = papers[column].astype("str")
+    return papers[[*CORE_COLUMNS, "url", *CONTRACT_COLUMNS, *ANALYSIS_COLUMNS]]

@@ -6,9 +6,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthetic import TOPIC_LABELS, make_papers
+from synthetic import CONTRACT_COLUMNS, TOPIC_LABELS, make_papers
 
 from dashboard.filters import (
+    FACET_KEYS,
     MAX_QUERY_CHARS,
     MAX_VALUES_PER_KEY,
     URL_KEYS,
@@ -18,7 +19,7 @@ from dashboard.filters import (
     highlight_spans,
     parse_search,
 )
-from dashboard.schema import CODE_STATUSES, LINK_KINDS
+from dashboard.schema import CODE_STATUSES, DECISION_TIERS, LINK_KINDS
 
 PAPERS = make_papers()
 
@@ -75,10 +76,30 @@ def selected(query: dict) -> list[str]:
         ({"words": "-9"}, ["p3", "p6"]),
         ({"words": "11-12"}, ["p2", "p4", "p5"]),
         ({"id": ["p2", "p5"]}, ["p2", "p5"]),
+        # authors, institutions and countries are lists: exact names as the corpus spells them
+        ({"author": "Ada Lovelace"}, ["p1", "p3", "p6"]),
+        ({"author": ["Grace Hopper", "Alan Turing"]}, ["p1", "p2", "p3", "p4"]),
+        ({"author": "ada lovelace"}, []),
+        ({"author": "李明"}, ["p6"]),
+        ({"institution": "Lab B"}, ["p1", "p2"]),
+        ({"institution": ["Univ C", "清华大学"]}, ["p4", "p6"]),
+        ({"country": "USA"}, ["p3", "p4"]),
+        ({"country": ["UK", "China"]}, ["p1", "p2", "p3", "p6"]),
+        ({"decision": "poster"}, ["p2", "p6"]),
+        ({"decision": ["oral", "spotlight"]}, ["p1", "p3"]),
+        ({"decision": "unknown"}, ["p5"]),
+        # the search looks in the authors too (word starts, a phrase within one name)
+        ({"q": "hopper"}, ["p3", "p4"]),
+        ({"q": '"grace hopper"'}, ["p3", "p4"]),
+        ({"q": '"turing grace"'}, []),
+        ({"q": '"hopper ada"'}, []),
+        ({"q": "turing graph"}, ["p1", "p2"]),
         # several filters combine with AND
         ({"q": "diffusion", "code": "account_only"}, ["p4"]),
         ({"area": "Graphs", "year": "2024", "link": "code"}, ["p1"]),
         ({"venue": "ICLR", "source": "a.txt"}, []),
+        ({"author": "Ada Lovelace", "decision": "poster"}, ["p6"]),
+        ({"country": "UK", "institution": "Univ A", "code": "released"}, ["p1"]),
     ],
 )
 def test_each_filter_selects_the_expected_papers(query: dict, expected: list[str]) -> None:
@@ -135,6 +156,13 @@ def test_an_empty_table_gives_an_empty_mask() -> None:
         ({"year": ["2024", "soon", "99999"]}, Filters(year=(2024,)), 2),
         ({"code": ["released", "Released", "open"]}, Filters(code=("released",)), 2),
         ({"link": ["code", "github"]}, Filters(link=("code",)), 1),
+        ({"decision": ["oral", "Oral", "accepted"]}, Filters(decision=("oral",)), 2),
+        ({"author": ["B. Name", " ", "A. Name"]}, Filters(author=("A. Name", "B. Name")), 0),
+        (
+            {"institution": "Univ A", "country": ["UK", "UK"]},
+            Filters(institution=("Univ A",), country=("UK",)),
+            0,
+        ),
         ({"words": "100-250"}, Filters(words=(100, 250)), 0),
         ({"words": "250-100"}, Filters(words=(100, 250)), 0),
         ({"words": " 100 - "}, Filters(words=(100, None)), 0),
@@ -193,6 +221,10 @@ filters_strategy = st.builds(
     code=st.lists(st.sampled_from(CODE_STATUSES), max_size=3).map(tuple),
     link=st.lists(st.sampled_from(LINK_KINDS), max_size=3).map(tuple),
     dataset=st.lists(_text, max_size=3).map(tuple),
+    author=st.lists(_text, max_size=3).map(tuple),
+    institution=st.lists(_text, max_size=3).map(tuple),
+    country=st.lists(_text, max_size=3).map(tuple),
+    decision=st.lists(st.sampled_from(DECISION_TIERS), max_size=3).map(tuple),
     words=st.tuples(st.none() | st.integers(0, 10**6), st.none() | st.integers(0, 10**6)),
     id=st.lists(_text, max_size=3).map(tuple),
     k=st.none() | st.integers(2, 200),
@@ -260,6 +292,17 @@ def test_cleared_keeps_settings_and_without_drops_named_filters() -> None:
         (Filters(words=(None, 80)), "≤ 80 words", "words--80"),
         (Filters(id=("a", "b")), "2 picked papers", "2-picked"),
         (Filters(source=("Café.txt",)), "source file: Café.txt", "source-cafe-txt"),
+        (
+            Filters(author=("Ada Lovelace", "Alan Turing")),
+            "author: Ada Lovelace, Alan Turing",
+            "author-ada-lovelace+alan-turing",
+        ),
+        (Filters(institution=("Univ A",)), "institution: Univ A", "institution-univ-a"),
+        (
+            Filters(country=("UK",), decision=("oral", "poster")),
+            "country: UK · decision: oral, poster",
+            "country-uk_decision-oral+poster",
+        ),
     ],
 )
 def test_describe_and_slug(filters: Filters, description: str, slug: str) -> None:
@@ -320,5 +363,13 @@ def test_facet_counts_list_what_a_user_can_pick_with_paper_counts() -> None:
     assert facets["venue"].to_dict() == {"ICML": 2, "ICLR": 2, "NeurIPS": 1}
     assert facets["link"].to_dict() == {"code": 2, "project_page": 1, "account": 1, "paper": 1, "data": 1}
     assert facets["dataset"].to_dict() == {"QM9": 1}
-    assert set(facets) == {"topic", "area", "venue", "year", "source", "code", "link", "dataset"}
+    assert facets["author"].to_dict() == {"Ada Lovelace": 3, "Alan Turing": 2, "Grace Hopper": 2, "李明": 1}
+    assert facets["institution"].to_dict() == {"Univ A": 2, "Lab B": 2, "Univ C": 1, "清华大学": 1}
+    assert facets["country"].to_dict() == {"UK": 3, "USA": 2, "China": 1}
+    assert facets["decision"].to_dict() == {"poster": 2, "oral": 1, "spotlight": 1, "reject": 1, "unknown": 1}
+    assert set(facets) == set(FACET_KEYS)
     assert "topic" not in facet_counts(PAPERS.drop(columns=["topic"]))
+    # A corpus without the issue-10 columns offers none of their filters, and they restrict nothing.
+    bare = PAPERS.drop(columns=list(CONTRACT_COLUMNS))
+    assert not {"author", "institution", "country", "decision"} & set(facet_counts(bare))
+    assert Filters(author=("Ada Lovelace",), decision=("oral",)).mask(bare).all()

@@ -9,8 +9,14 @@ yields a short notice, never an exception.
     {'q': 'diffusion -"video"', 'year': ['2024'], 'code': ['released']}
 
 URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``code``, ``link``,
-``dataset``, ``words`` (``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map) and
-``k``, the number of topics the ``topic`` numbers refer to (``auto`` by default).
+``dataset``, ``author``, ``institution``, ``country``, ``decision`` (a decision tier), ``words``
+(``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map) and ``k``, the number of
+topics the ``topic`` numbers refer to (``auto`` by default).
+
+Institutions and countries are filters of their own (``institution``, ``country``) rather than a
+search for their names: a click on the Overview's institution or country chart then selects exactly
+the papers that chart counted, and the URL says what was picked. Author, institution and country
+names match exactly as the corpus spells them (the sidebar resolves a typed name to that spelling).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dashboard.schema import CODE_STATUSES, LINK_KINDS
+from dashboard.schema import CODE_STATUSES, DECISION_TIERS, LINK_KINDS
 
 # Bounds that keep a hostile or mangled URL cheap to parse and apply.
 MAX_QUERY_CHARS = 500
@@ -37,7 +43,23 @@ MAX_TOPICS = 200
 
 QueryParams = Mapping[str, "str | Iterable[str]"]
 
-_LIST_KEYS: tuple[str, ...] = ("topic", "area", "venue", "year", "source", "code", "link", "dataset", "id")
+_LIST_KEYS: tuple[str, ...] = (
+    "topic",
+    "area",
+    "venue",
+    "year",
+    "source",
+    "code",
+    "link",
+    "dataset",
+    "author",
+    "institution",
+    "country",
+    "decision",
+    "id",
+)
+# Keys that count papers per value in `facet_counts` (the id filter offers no options).
+FACET_KEYS: tuple[str, ...] = _LIST_KEYS[:-1]
 FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id")
 URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k")
 
@@ -52,6 +74,10 @@ KEY_NAMES: dict[str, str] = {
     "code": "code status",
     "link": "link kind",
     "dataset": "dataset",
+    "author": "author",
+    "institution": "institution",
+    "country": "country",
+    "decision": "decision",
     "words": "words",
     "id": "picked papers",
     "k": "number of topics",
@@ -82,6 +108,10 @@ class Filters:
     code: tuple[str, ...] = ()
     link: tuple[str, ...] = ()
     dataset: tuple[str, ...] = ()
+    author: tuple[str, ...] = ()
+    institution: tuple[str, ...] = ()
+    country: tuple[str, ...] = ()
+    decision: tuple[str, ...] = ()
     words: tuple[int | None, int | None] = (None, None)
     id: tuple[str, ...] = ()
     k: int | None = field(default=None)
@@ -242,11 +272,13 @@ class Filters:
             labels = topic_labels or {}
             names = [labels.get(t, "outliers" if t == -1 else f"topic {t}") for t in self.topic]
             parts.append("topic: " + ", ".join(names))
-        for key in ("area", "venue", "source", "code", "link", "dataset"):
+        for key in ("area", "venue", "source", "code", "link", "dataset", "author", "institution", "country"):
             values = getattr(self, key)
             if values:
                 shown = [v.replace("_", " ") for v in values] if key in ("code", "link") else list(values)
                 parts.append(f"{KEY_NAMES[key]}: " + ", ".join(shown))
+        if self.decision:
+            parts.append("decision: " + ", ".join(self.decision))
         if self.year:
             parts.append("year: " + ", ".join(str(y) for y in self.year))
         if self.words != (None, None):
@@ -303,12 +335,12 @@ def facet_counts(papers: pd.DataFrame) -> dict[str, pd.Series]:
         {'ICML': 2, 'ICLR': 1}
     """
     counts: dict[str, pd.Series] = {}
-    for key in ("topic", "area", "venue", "year", "source", "code", "link", "dataset"):
+    for key in FACET_KEYS:
         column = _COLUMN_OF[key]
         if column is None or column not in papers.columns:
             continue
         values = papers[column]
-        if key in ("area", "dataset", "link"):
+        if column in _LIST_COLUMNS:
             rows = pd.Series(values.to_numpy(), index=np.arange(len(papers))).explode().dropna()
             if key == "link":
                 rows = rows.map(lambda d: d.get("kind") if isinstance(d, dict) else None).dropna()
@@ -377,12 +409,25 @@ def term_pattern(term: str) -> str:
 
 
 def search_text(papers: pd.DataFrame) -> pd.Series:
-    """The text search looks in: title, cleaned abstract and method names."""
+    """The text search looks in: title, cleaned abstract, method names and authors (where present)."""
     text = papers["title"].astype("str") + "\n" + papers["abstract_clean"].astype("str")
     if "method_names" in papers.columns:
         names = papers["method_names"].map(lambda ns: " ".join(ns) if isinstance(ns, list | tuple) else "")
         text = text + "\n" + names.astype("str")
+    if "authors" in papers.columns:
+        text = text + "\n" + papers["authors"].map(_joined_names).astype("str")
     return text
+
+
+def _joined_names(names: Any) -> str:
+    # "; " between names: a quoted phrase (its spaces match spaces and hyphens) never runs from one
+    # author's name into the next one's.
+    if isinstance(names, str):
+        return names
+    try:
+        return "; ".join(str(n) for n in names)
+    except TypeError:  # a missing value (NaN, None)
+        return ""
 
 
 def search_mask(text: pd.Series, q: str) -> np.ndarray:
@@ -471,6 +516,10 @@ _MASKERS: dict[str, Any] = {
     "code": _isin("code_status", "code"),
     "link": _any_of_list("links", "link", item="kind"),
     "dataset": _any_of_list("datasets", "dataset"),
+    "author": _any_of_list("authors", "author"),
+    "institution": _any_of_list("affiliations", "institution"),
+    "country": _any_of_list("countries", "country"),
+    "decision": _isin("decision_tier", "decision"),
     "words": _words_mask,
     "id": _isin("id", "id"),
 }
@@ -486,9 +535,16 @@ _COLUMN_OF: dict[str, str | None] = {
     "code": "code_status",
     "link": "links",
     "dataset": "datasets",
+    "author": "authors",
+    "institution": "affiliations",
+    "country": "countries",
+    "decision": "decision_tier",
     "words": "n_words",
     "id": "id",
 }
+_LIST_COLUMNS: frozenset[str] = frozenset(
+    {"areas", "datasets", "links", "authors", "affiliations", "countries"}
+)
 
 
 # --------------------------------------------------------------------- parsing helpers
@@ -524,7 +580,10 @@ def _parse_list_value(key: str, value: str) -> tuple[bool, Any, str]:
         return (text in CODE_STATUSES, text, "expected one of " + ", ".join(CODE_STATUSES))
     if key == "link":
         return (text in LINK_KINDS, text, "expected one of " + ", ".join(LINK_KINDS))
-    # Free text (venue, source, area, dataset, id) is kept verbatim: names may have any spacing.
+    if key == "decision":
+        return (text in DECISION_TIERS, text, "expected one of " + ", ".join(DECISION_TIERS))
+    # Free text (venue, source, area, dataset, author, institution, country, id) is kept verbatim:
+    # names may have any spacing.
     return True, value, ""
 
 

@@ -469,7 +469,8 @@ def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
     positions = _Positions(papers["id"])
     analysis = Analysis(papers, topics, model, taxonomy, positions)  # type: ignore[arg-type]
     search = root / "search"
-    columns = ["title", "abstract_clean", "method_names"]
+    # The columns `search_text` reads (authors where the corpus has them), so phrase checks see them too.
+    columns = [c for c in ("title", "abstract_clean", "method_names", "authors") if c in papers.columns]
 
     def texts_of(rows: np.ndarray) -> pd.Series:
         return search_text(papers.iloc[rows][columns])

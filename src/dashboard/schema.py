@@ -75,3 +75,5 @@ CODE_STATUSES: tuple[str, ...] = ("released", "project_page_only", "account_only
 
 OUTLIER_TOPIC = -1
 OUTLIER_LABEL = "Outlier"
+
+DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "reject", "withdrawn", "unknown")
