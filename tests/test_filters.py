@@ -271,6 +271,22 @@ def test_restrict_drops_values_the_corpus_lacks() -> None:
     assert notices == ['topic: no "9" in this corpus; ignored']
 
 
+def test_restrict_finds_a_typed_name_whatever_its_case_and_spacing() -> None:
+    facets = facet_counts(PAPERS)
+    available = {key: list(counts.index) for key, counts in facets.items()}
+    f = Filters(author=("ada  LOVELACE", "Nobody Here"), country=("uk",), venue=("iclr",))
+    restricted, notices = f.restrict(available)
+    assert restricted.author == ("Ada Lovelace",)
+    assert restricted.country == ("UK",)
+    assert restricted.venue == ()  # venues are picked from a list, never typed: exact only
+    assert notices == [
+        'venue: no "iclr" in this corpus; ignored',
+        'author: no "Nobody Here" in this corpus; ignored',
+    ]
+    assert list(PAPERS.loc[restricted.mask(PAPERS), "id"]) == ["p1", "p3"]  # Ada Lovelace in the UK
+    assert list(PAPERS.loc[Filters(author=restricted.author).mask(PAPERS), "id"]) == ["p1", "p3", "p6"]
+
+
 def test_cleared_keeps_settings_and_without_drops_named_filters() -> None:
     f = Filters(q="graph", topic=(1,), k=6)
     assert f.cleared() == Filters(k=6)

@@ -108,6 +108,47 @@ def top_counts(
     return _base_layout(fig, title, x_title, y_title, _bar_height(len(top)))
 
 
+def choice_bars(
+    counts: pd.Series,
+    *,
+    title: str,
+    selected: Collection[object] = (),
+    names: Mapping[object, str] | None = None,
+    limit: int = 15,
+    keep_order: bool = False,
+    x_title: str = "Papers",
+) -> go.Figure:
+    """Bars of papers per value that filter when clicked: each bar's value is its ``customdata``.
+
+    ``counts`` maps value -> papers, largest drawn on top (``keep_order``: in the given order). Chosen
+    values are drawn in the accent colour, the others muted; a chosen value beyond ``limit`` still
+    gets its bar, so it can be clicked away. ``names`` relabels values (e.g. ``unknown``).
+    """
+    shown = counts[counts > 0]
+    if not keep_order:
+        shown = shown.sort_values(ascending=False, kind="stable")
+    chosen = set(selected)
+    top = shown.head(limit)
+    extra = shown[[v in chosen and v not in set(top.index) for v in shown.index]]
+    table = pd.concat([top, extra])
+    colours = [ACCENT if (not chosen or v in chosen) else MUTED for v in table.index]
+    labels = [safe_label((names or {}).get(v, v), RATE_LABEL_CHARS) for v in table.index]
+    fig = go.Figure(
+        go.Bar(
+            x=table.to_numpy(),
+            y=labels,
+            orientation="h",
+            marker_color=colours,
+            customdata=[str(v) for v in table.index],
+            hovertemplate="%{y}<br>%{x} papers<extra>click to filter</extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_layout(clickmode="event+select", dragmode=False, bargap=0.3)
+    _whole_number_ticks(fig, table)
+    return _base_layout(fig, title, x_title, "", _bar_height(len(table)))
+
+
 def topic_sizes(
     topics: pd.DataFrame,
     counts: pd.Series,

@@ -58,6 +58,8 @@ _LIST_KEYS: tuple[str, ...] = (
     "decision",
     "id",
 )
+# Filters on people's and places' names: a typed name matches whatever its case and spacing.
+NAME_KEYS: tuple[str, ...] = ("author", "institution", "country")
 # Keys that count papers per value in `facet_counts` (the id filter offers no options).
 FACET_KEYS: tuple[str, ...] = _LIST_KEYS[:-1]
 FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id")
@@ -225,11 +227,17 @@ class Filters:
         >>> f, notices = Filters(venue=("ICML", "NIPS")).restrict({"venue": {"ICML"}})
         >>> f.venue, notices
         (('ICML',), ['venue: no "NIPS" in this corpus; ignored'])
+
+        A name typed in another case or spacing (``author``, ``institution``, ``country``) becomes the
+        corpus's spelling: ``ada  LOVELACE`` selects "Ada Lovelace".
         """
         notices: list[str] = []
         changes: dict[str, Any] = {}
         for key, allowed in available.items():
             current = getattr(self, key)
+            if key in NAME_KEYS and any(v not in allowed for v in current):
+                current = _spelled_as_in(current, allowed)
+                changes[key] = current
             kept = tuple(v for v in current if v in allowed)
             if len(kept) != len(current):
                 for value in current:
@@ -548,6 +556,25 @@ _LIST_COLUMNS: frozenset[str] = frozenset(
 
 
 # --------------------------------------------------------------------- parsing helpers
+
+
+def _name_key(name: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def _spelled_as_in(names: Iterable[str], allowed: Collection[Any]) -> tuple[str, ...]:
+    """``names`` with each one the corpus lacks replaced by the corpus's spelling of it, if any."""
+    spelling: dict[str, str] | None = None
+    result = []
+    for name in names:
+        if name not in allowed:
+            if spelling is None:
+                spelling = {}
+                for known in allowed:  # most papers first: the commonest spelling wins a tie
+                    spelling.setdefault(_name_key(str(known)), str(known))
+            name = spelling.get(_name_key(name), name)
+        result.append(name)
+    return _unique_sorted(result)
 
 
 def _values(params: QueryParams, key: str) -> list[str]:

@@ -1,9 +1,11 @@
-"""Overview: headline figures, papers and code releases per topic, datasets and method names."""
+"""Overview: headline figures, topics and code releases, datasets and method names, and (where the
+corpus names them) authors, institutions, countries and decisions, each a chart that filters on click."""
 
 import streamlit as st
 
 from dashboard import charts
-from dashboard.ui import components, data, keys, tables
+from dashboard.schema import DECISION_TIERS
+from dashboard.ui import components, data, keys, sidebar, tables
 from dashboard.ui.context import page_context
 
 view = page_context()
@@ -20,30 +22,55 @@ released = int(is_released[in_view].sum())
 n_links = int(data.link_counts(digest, papers)[in_view].sum())
 venue_names = tables.values_in_view(data.groups(digest, k, "venue", papers), in_view)
 venues = sum(1 for venue in venue_names if str(venue) != "")
-metrics = st.columns(5)
-metrics[0].metric("Papers", f"{n_papers:,}", help=f"{len(view.papers):,} in the corpus")
+# Fixed-width metrics in a wrapping row: at 1024 px they go on two lines instead of cutting labels.
+metrics = st.container(horizontal=True, gap="medium")
+metrics.metric("Papers", f"{n_papers:,}", help=f"{len(view.papers):,} in the corpus", width=150)
 if view.analysis is not None:
     topic_groups = data.groups(digest, k, "topic", papers)
     not_outlier = ~papers["is_outlier"].to_numpy(dtype=bool)
     shown_topics = len(tables.values_in_view(topic_groups, in_view & not_outlier))
-    metrics[1].metric("Topics", f"{shown_topics:,}", help=f"{view.n_topics_found} topics in the whole corpus")
+    metrics.metric(
+        "Topics", f"{shown_topics:,}", help=f"{view.n_topics_found} topics in the whole corpus", width=150
+    )
 else:
-    metrics[1].metric("Topics", "–", help="Topics could not be computed for this corpus.")
+    metrics.metric("Topics", "–", help="Topics could not be computed for this corpus.", width=150)
 share = released / n_papers
-metrics[2].metric("Released code", f"{share:.0%}", help=f"{released:,} papers link their own code")
-metrics[3].metric("Links found", f"{n_links:,}", help="Every URL in the abstracts, de-duplicated per paper")
-metrics[4].metric("Venues", f"{venues:,}")
+metrics.metric("Released code", f"{share:.0%}", help=f"{released:,} papers link their own code", width=150)
+metrics.metric(
+    "Links found", f"{n_links:,}", help="Every URL in the abstracts, de-duplicated per paper", width=150
+)
+if venues:
+    metrics.metric("Venues", f"{venues:,}", width=150)
+else:
+    metrics.metric("Venues", "–", help="These files name no venue for these papers.", width=150)
+
+if "has_abstract" in papers.columns:
+    without = int((~papers["has_abstract"].to_numpy(dtype=bool))[in_view].sum())
+    if without:
+        st.caption(
+            f":material/info: {without:,} of these {n_papers:,} {'paper' if n_papers == 1 else 'papers'} "
+            f"{'has' if without == 1 else 'have'} no usable abstract (empty, or a placeholder such as "
+            "“Abstract Unavailable”): counted here and in every table, left out of the topics, terms and "
+            "similarity."
+        )
 
 left, right = st.columns(2)
 if view.analysis is not None:
     with left:
         components.topic_bars(view, keys.OVERVIEW_BARS)
     with right:
-        by_topic = tables.release_in_view(topic_groups, in_view, is_released, labels=view.topic_names)
-        st.plotly_chart(
-            charts.release_rate(by_topic, title="Code released, per topic", group_title=""),
-            config={"displayModeBar": False},
-        )
+        if released:
+            by_topic = tables.release_in_view(topic_groups, in_view, is_released, labels=view.topic_names)
+            st.plotly_chart(
+                charts.release_rate(by_topic, title="Code released, per topic", group_title=""),
+                config={"displayModeBar": False},
+            )
+        else:
+            st.markdown("**Code released, per topic**")
+            st.caption(
+                "None of these papers links its own code repository, so there is no release rate to draw."
+                + ("" if n_links else " Their abstracts hold no links at all.")
+            )
 else:
     with left:
         statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
@@ -76,3 +103,48 @@ with right:
             visible=10,
             within=components.HALF_WIDTH_PX,
         )
+
+# People, places and decisions: only the charts this corpus has something for. Each counts under
+# every filter but its own, as the topic bars do, so a click shows what it would add.
+people = [
+    ("author", "Top authors (click to filter)", keys.OVERVIEW_AUTHORS),
+    ("institution", "Top institutions (click to filter)", keys.OVERVIEW_INSTITUTIONS),
+    ("country", "Countries (click to filter)", keys.OVERVIEW_COUNTRIES),
+]
+charts_to_draw = []
+for field, title, key in people:
+    counts = components.value_counts_without(view, field)
+    if not counts.empty:
+        charts_to_draw.append((field, title, key, counts, None, False))
+decisions = components.value_counts_without(view, "decision")
+if sidebar.has_decisions(decisions[decisions > 0]):
+    order = [tier for tier in DECISION_TIERS if tier in decisions.index]
+    names = {tier: sidebar.decision_label(tier) for tier in order}
+    charts_to_draw.append(
+        (
+            "decision",
+            "Papers per decision (click to filter)",
+            keys.OVERVIEW_DECISIONS,
+            decisions[order],
+            names,
+            True,
+        )
+    )
+if charts_to_draw:
+    named = {
+        "author": "Authors",
+        "institution": "institutions",
+        "country": "countries",
+        "decision": "decisions",
+    }
+    parts = [named[field] for field, *_ in charts_to_draw]
+    heading = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    st.subheader(heading[0].upper() + heading[1:])
+    for start in range(0, len(charts_to_draw), 2):
+        for column, (field, title, key, counts, names, keep_order) in zip(
+            st.columns(2), charts_to_draw[start : start + 2], strict=False
+        ):
+            with column:
+                components.filter_bars(
+                    view, key, field, counts, title=title, names=names, keep_order=keep_order
+                )

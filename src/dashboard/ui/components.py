@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard import charts, export
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
-from dashboard.ui import keys, tables
+from dashboard.ui import data, keys, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
 from dashboard.ui.sidebar import clear_filters
 from dashboard.ui.url import read_query, sync_widget, update_filters, write_query
@@ -302,6 +302,72 @@ def topic_bars(view: View, key: str, *, title: str = "Papers per topic (click a 
         fig,
         key=key,
         on_select=partial(_on_topic_pick, key, lookup),
+        selection_mode="points",
+        config={"displayModeBar": False},
+    )
+
+
+def _on_value_pick(chart_key: str, field: str, lookup: Sequence[Sequence[Any]]) -> None:
+    state = st.session_state.get(chart_key)
+    points = state["selection"]["points"] if state else []
+    values = [str(v) for v in picked(points, lookup)]
+    if not values:
+        return
+    # A click toggles, as on the topic bars: a chosen value is removed, another one added.
+    update_filters(lambda f: replace(f, **{field: tuple(sorted(set(getattr(f, field)) ^ set(values)))}))
+
+
+# The filter field -> the table column its chart counts (a list column unless noted in `_SINGLE`).
+FILTER_COLUMNS: dict[str, str] = {
+    "author": "authors",
+    "institution": "affiliations",
+    "country": "countries",
+    "decision": "decision_tier",
+}
+_SINGLE = frozenset({"decision"})
+
+
+def value_counts_without(view: View, field: str) -> pd.Series:
+    """Papers per value of ``field``'s column under every filter except ``field`` itself.
+
+    So a chart shows what a click would add, as the topic bars do. Empty when the column is absent.
+    """
+    column = FILTER_COLUMNS[field]
+    if column not in view.papers.columns:
+        return pd.Series(dtype="int64")
+    others = view.mask_without(field).to_numpy(dtype=bool)
+    digest, papers = view.source.digest, view.papers
+    if field in _SINGLE:
+        values = tables.categories_in_view(data.groups(digest, view.filters.k, column, papers), others)
+        return values.value_counts(sort=False)
+    return tables.counts_in_view(data.list_items(digest, column, True, papers), others)
+
+
+def filter_bars(
+    view: View,
+    key: str,
+    field: str,
+    counts: pd.Series,
+    *,
+    title: str,
+    names: Mapping[Any, str] | None = None,
+    keep_order: bool = False,
+    limit: int = 15,
+) -> None:
+    """Bars of papers per value (`value_counts_without`); a click adds or removes that value's filter."""
+    fig = charts.choice_bars(
+        counts,
+        title=title,
+        selected=getattr(view.filters, field),
+        names=names,
+        keep_order=keep_order,
+        limit=limit,
+    )
+    lookup = [list(fig.data[0].customdata)]
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=partial(_on_value_pick, key, field, lookup),
         selection_mode="points",
         config={"displayModeBar": False},
     )

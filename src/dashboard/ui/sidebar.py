@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
+from dashboard.schema import DECISION_TIERS
 from dashboard.ui import keys
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import read_filters, sync_widget, update_filters, write_filters
@@ -21,7 +22,31 @@ if TYPE_CHECKING:
     from dashboard.ui.context import View
 
 # Widgets whose filters live behind "More filters": opened by itself when one of them is in use.
-MORE_FILTER_KEYS: tuple[str, ...] = ("venue", "year", "source", "link", "dataset", "words")
+MORE_FILTER_KEYS: tuple[str, ...] = (
+    "venue",
+    "year",
+    "source",
+    "link",
+    "dataset",
+    "institution",
+    "country",
+    "words",
+)
+# Names offered in a name list (authors, institutions): every one up to this many, else the ones with
+# the most papers. A multiselect sends all its options to the browser on every run (52k authors at
+# 27k papers would be a megabyte a click); any other name can be typed in full, and the filter
+# finds it whatever its case and spacing (`Filters.restrict`).
+NAME_OPTIONS = 5_000
+
+
+def decision_label(tier: str) -> str:
+    """How a decision tier is named to a user: ``oral``, ..., ``no decision`` for ``unknown``."""
+    return "no decision" if tier == "unknown" else tier
+
+
+def has_decisions(counts: pd.Series | None) -> bool:
+    """True when the corpus says a decision for some paper (every paper ``unknown``: no filter)."""
+    return counts is not None and bool((counts.index != "unknown").any())
 
 
 def count_line(shown: int, total: int) -> str:
@@ -74,11 +99,16 @@ def _multiselect(
     names: dict[Any, str] | None = None,
     help: str | None = None,
     order: Sequence[Any] | None = None,
+    typed: bool = False,
 ) -> None:
     if counts is None or counts.empty:
         return
     options = list(order) if order is not None else list(counts.index)
     options = [int(o) if field in ("topic", "year") else o for o in options]
+    if typed:
+        # The most frequent names, plus whatever is selected (a typed name may lie beyond them).
+        shown = set(options[:NAME_OPTIONS])
+        options = options[:NAME_OPTIONS] + [v for v in selected if v not in shown]
     sync_widget(widget_key, [v for v in selected if v in options])
     st.multiselect(
         label,
@@ -87,8 +117,9 @@ def _multiselect(
         format_func=_option_label(counts, names),
         on_change=_on_filter_change,
         args=(field, widget_key),
-        placeholder="Any",
+        placeholder="Any" if not typed else "Any (type a name)",
         help=help,
+        accept_new_options=typed,
     )
 
 
@@ -140,6 +171,28 @@ def render(view: View, notices: Sequence[str]) -> None:
             filters.code,
             names={s: s.replace("_", " ") for s in facets.get("code", pd.Series()).index},
         )
+        _multiselect(
+            "Authors",
+            "author",
+            keys.AUTHOR,
+            facets.get("author"),
+            filters.author,
+            typed=True,
+            help=_names_help("author", facets.get("author")),
+        )
+        decisions = facets.get("decision")
+        if has_decisions(decisions):
+            assert decisions is not None
+            _multiselect(
+                "Decision",
+                "decision",
+                keys.DECISION,
+                decisions,
+                filters.decision,
+                names={tier: decision_label(tier) for tier in decisions.index},
+                order=[tier for tier in DECISION_TIERS if tier in decisions.index],
+                help="The source's decision as a tier: oral, spotlight, poster, accept, reject, withdrawn.",
+            )
         active_more = any(key in filters.active_keys() for key in MORE_FILTER_KEYS)
         with st.expander("More filters", expanded=active_more):
             _multiselect("Venue", "venue", keys.VENUE, facets.get("venue"), filters.venue)
@@ -165,7 +218,26 @@ def render(view: View, notices: Sequence[str]) -> None:
             _multiselect(
                 "Datasets and benchmarks", "dataset", keys.DATASET, facets.get("dataset"), filters.dataset
             )
+            _multiselect(
+                "Institutions",
+                "institution",
+                keys.INSTITUTION,
+                facets.get("institution"),
+                filters.institution,
+                typed=True,
+                help=_names_help("institution", facets.get("institution")),
+            )
+            _multiselect("Countries", "country", keys.COUNTRY, facets.get("country"), filters.country)
             _words_slider(view)
+
+
+def _names_help(what: str, counts: pd.Series | None) -> str:
+    if counts is None or len(counts) <= NAME_OPTIONS:
+        return f"Papers with any of the chosen {what}s. Type to find one."
+    return (
+        f"Papers with any of the chosen {what}s. The list offers the {NAME_OPTIONS:,} with the most papers "
+        f"of {len(counts):,}; type any other {what}'s full name and press Enter."
+    )
 
 
 def _words_slider(view: View) -> None:

@@ -1,0 +1,201 @@
+"""The Overview and the sidebar on a corpus with authors, institutions, countries and decisions.
+
+The corpus is `people_corpus` (Paper Copilot-shaped); answers come from the fixture's own rules and
+from `Filters.mask` on the loaded table, so the page is checked against what the filters select.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import people_corpus
+import plotly.graph_objects as go
+import plotly.io
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import corpus
+from dashboard.filters import Filters
+from dashboard.ui import keys
+
+REPO = Path(__file__).resolve().parents[1]
+APP = str(REPO / "app.py")
+NO_LINKS_CSV = (
+    b"title,abstract\n"
+    b"Paper one,We study graphs and message passing on molecules with a new network.\n"
+    b'Paper two,"A diffusion model, with guidance, for video generation."\n'
+)
+
+
+@pytest.fixture(scope="module")
+def people_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return people_corpus.write(tmp_path_factory.mktemp("people"))
+
+
+@pytest.fixture(scope="module")
+def people(people_file: Path) -> pd.DataFrame:
+    return corpus.load([people_file]).papers
+
+
+@pytest.fixture(autouse=True)
+def _people_corpus(monkeypatch: pytest.MonkeyPatch, people_file: Path) -> None:
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(people_file)])
+
+
+def app(page: str = "overview", query: dict[str, Any] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.switch_page(f"src/dashboard/app_pages/{page}.py")
+    return at.run()
+
+
+def assert_no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def shown_count(at: AppTest) -> int:
+    for element in at.sidebar.markdown:
+        if element.value.startswith("**") and " of " in element.value:
+            return int(element.value.strip("*").split(" of ")[0].replace(",", ""))
+    raise AssertionError("no count line")
+
+
+def charts_by_title(at: AppTest) -> dict[str, go.Figure]:
+    figures = [plotly.io.from_json(chart.proto.spec) for chart in at.main.get("plotly_chart")]
+    return {fig.layout.title.text: fig for fig in figures}
+
+
+def _array(value: Any) -> list[Any]:
+    # Plotly sends numeric arrays as base64 ("bdata") with their dtype.
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    return list(value)
+
+
+def bars(fig: go.Figure) -> dict[str, int]:
+    trace = fig.data[0]
+    return {str(v): int(n) for v, n in zip(_array(trace.customdata), _array(trace.x), strict=True)}
+
+
+def needs(papers: pd.DataFrame, *columns: str) -> None:
+    missing = [c for c in columns if c not in papers.columns]
+    if missing:
+        pytest.skip(f"the readers do not give {', '.join(missing)} yet (issue 10's column contract)")
+
+
+# --------------------------------------------------------------------- the charts
+
+
+def test_top_authors_count_papers_and_mark_the_chosen_ones() -> None:
+    at = app()
+    assert_no_exception(at)
+    authors = bars(charts_by_title(at)["Top authors (click to filter)"])
+    assert authors["Alan Turing"] == 12 and authors["Grace Hopper"] == 12 and authors["Ada Lovelace"] == 6
+    assert list(authors)[:3] == ["Alan Turing", "Grace Hopper", "Ada Lovelace"]
+    # Under a filter on one author, the chart still counts every author (what a click would add),
+    # and only the chosen one keeps the accent colour.
+    at = app(query={"author": "Ada Lovelace"})
+    assert shown_count(at) == 6
+    spec = charts_by_title(at)["Top authors (click to filter)"]
+    assert bars(spec)["Alan Turing"] == 12
+    colours = dict(zip(spec.data[0].customdata, spec.data[0].marker.color, strict=True))
+    assert len({colours["Ada Lovelace"], colours["Alan Turing"]}) == 2
+
+
+def test_institution_country_and_decision_charts(people: pd.DataFrame) -> None:
+    needs(people, "affiliations", "countries", "decision_tier")
+    at = app()
+    assert_no_exception(at)
+    charts = charts_by_title(at)
+    assert bars(charts["Top institutions (click to filter)"])["Yale University"] == 12
+    assert bars(charts["Countries (click to filter)"]) == {"United Kingdom": 24, "United States": 12}
+    decisions = bars(charts["Papers per decision (click to filter)"])
+    assert list(decisions) == ["oral", "spotlight", "poster", "reject"]  # the tiers' order, not counts
+    assert decisions == {"oral": 4, "spotlight": 4, "poster": 12, "reject": 4}
+    at = app(query={"decision": "poster", "country": "United States"})
+    assert shown_count(at) == int(
+        Filters(decision=("poster",), country=("United States",)).mask(people).sum()
+    )
+
+
+def test_a_corpus_without_people_draws_no_people_charts() -> None:
+    at = app(query={})
+    at.sidebar.get("file_uploader")[0].set_value(("plain.csv", NO_LINKS_CSV, "text/csv")).run()
+    assert_no_exception(at)
+    assert not any("click to filter" in title and "topic" not in title for title in charts_by_title(at))
+    assert not at.main.subheader
+    assert not [m for m in at.sidebar.multiselect if m.label in ("Authors", "Decision")]
+
+
+# --------------------------------------------------------------------- the sidebar
+
+
+def test_the_author_filter_in_the_sidebar_writes_the_url(people: pd.DataFrame) -> None:
+    at = app("papers")
+    widget = at.multiselect(key=keys.AUTHOR)
+    assert "Ada Lovelace" in widget.options[:3] or "Ada Lovelace (6)" in widget.options[:3]
+    widget.set_value(["Ada Lovelace", "Grace Hopper"]).run()
+    assert_no_exception(at)
+    filters = Filters(author=("Ada Lovelace", "Grace Hopper"))
+    assert Filters.from_query(at.query_params)[0] == filters
+    assert shown_count(at) == int(filters.mask(people).sum()) == 15
+    assert list(at.main.dataframe[0].value["title"]) == list(people.loc[filters.mask(people), "title"])
+
+
+def test_a_typed_author_name_finds_the_corpus_spelling() -> None:
+    at = app(query={"author": "ada  LOVELACE"})
+    assert_no_exception(at)
+    assert shown_count(at) == 6
+    assert at.multiselect(key=keys.AUTHOR).value == ["Ada Lovelace"]
+    at = app(query={"author": "Nobody"})
+    assert shown_count(at) == 24
+    assert any('author: no "Nobody"' in c.value.replace("\\", "") for c in at.sidebar.caption)
+
+
+def test_the_search_finds_authors() -> None:
+    at = app(query={"q": "lovelace"})
+    assert_no_exception(at)
+    assert shown_count(at) == 6
+
+
+def test_the_decision_filter_is_offered_where_the_corpus_has_decisions(people: pd.DataFrame) -> None:
+    needs(people, "decision_tier")
+    at = app("papers")
+    widget = at.multiselect(key=keys.DECISION)
+    widget.set_value(["oral", "spotlight"]).run()
+    assert_no_exception(at)
+    assert Filters.from_query(at.query_params)[0] == Filters(decision=("oral", "spotlight"))
+    assert shown_count(at) == 8
+
+
+# --------------------------------------------------------------------- what the Overview says
+
+
+def test_papers_without_a_usable_abstract_are_counted_on_the_overview(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [people_corpus.record(i) for i in range(6)]
+    records[2]["abstract"] = "Abstract Unavailable"
+    (tmp_path / "icml2019.json").write_text(json.dumps(records), encoding="utf-8")
+    needs(corpus.load([tmp_path]).papers, "has_abstract")
+    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(tmp_path)])
+    at = app()
+    assert_no_exception(at)
+    assert any("1 of these 6 papers has no usable abstract" in c.value for c in at.main.caption)
+
+
+def test_an_upload_without_links_says_there_is_nothing_to_show() -> None:
+    at = app()
+    at.sidebar.get("file_uploader")[0].set_value(("plain.csv", NO_LINKS_CSV, "text/csv")).run()
+    assert_no_exception(at)
+    metrics = {m.label: m.value for m in at.main.metric}
+    assert metrics["Venues"] == "–"
+    assert "Code released, per topic" not in charts_by_title(at)
+    assert any("None of these papers links its own code" in c.value for c in at.main.caption)
