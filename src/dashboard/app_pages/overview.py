@@ -1,6 +1,8 @@
 """Overview: headline figures, topics and code releases, datasets and method names, and (where the
 corpus names them) authors, institutions, countries and decisions, each a chart that filters on click."""
 
+from typing import Any
+
 import streamlit as st
 
 from dashboard import charts
@@ -111,7 +113,7 @@ people = [
     ("institution", "Top institutions (click to filter)", keys.OVERVIEW_INSTITUTIONS),
     ("country", "Countries (click to filter)", keys.OVERVIEW_COUNTRIES),
 ]
-charts_to_draw = []
+charts_to_draw: list[tuple[str, str, str, Any, dict[str, str] | None, bool]] = []
 for field, title, key in people:
     counts = components.value_counts_without(view, field)
     if not counts.empty:

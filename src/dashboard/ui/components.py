@@ -313,8 +313,12 @@ def _on_value_pick(chart_key: str, field: str, lookup: Sequence[Sequence[Any]]) 
     values = [str(v) for v in picked(points, lookup)]
     if not values:
         return
+
     # A click toggles, as on the topic bars: a chosen value is removed, another one added.
-    update_filters(lambda f: replace(f, **{field: tuple(sorted(set(getattr(f, field)) ^ set(values)))}))
+    def toggled(f: Any) -> Any:
+        return replace(f, **{field: tuple(sorted(set(getattr(f, field)) ^ set(values)))})
+
+    update_filters(toggled)
 
 
 # The filter field -> the table column its chart counts (a list column unless noted in `_SINGLE`).
