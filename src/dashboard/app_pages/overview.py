@@ -121,14 +121,14 @@ for field, title, key in people:
 decisions = components.value_counts_without(view, "decision")
 if sidebar.has_decisions(decisions[decisions > 0]):
     order = [tier for tier in DECISION_TIERS if tier in decisions.index]
-    names = {tier: sidebar.decision_label(tier) for tier in order}
+    tier_names = {tier: sidebar.decision_label(tier) for tier in order}
     charts_to_draw.append(
         (
             "decision",
             "Papers per decision (click to filter)",
             keys.OVERVIEW_DECISIONS,
             decisions[order],
-            names,
+            tier_names,
             True,
         )
     )
@@ -143,10 +143,10 @@ if charts_to_draw:
     heading = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     st.subheader(heading[0].upper() + heading[1:])
     for start in range(0, len(charts_to_draw), 2):
-        for column, (field, title, key, counts, names, keep_order) in zip(
+        for column, (field, title, key, counts, value_names, keep_order) in zip(
             st.columns(2), charts_to_draw[start : start + 2], strict=False
         ):
             with column:
                 components.filter_bars(
-                    view, key, field, counts, title=title, names=names, keep_order=keep_order
+                    view, key, field, counts, title=title, names=value_names, keep_order=keep_order
                 )
