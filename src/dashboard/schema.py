@@ -30,6 +30,13 @@ keywords          list[str]
 primary_area      str        a label given by the source (OpenReview ``primary_area``)
 decision          str
 
+Repository columns (added from the repository cache, `dashboard.repocheck.columns`)
+------------------------------------------------------------------------------------
+repo_state        str        one of REPO_STATES; ``""`` when the paper links no checkable repository
+repo_stars        Int64      stars (Hugging Face: likes); <NA> when unknown
+repo_license      str        SPDX id (GitHub), licence key (GitLab, Hub); ``""`` when unknown
+repo_pushed_at    str        ISO date of the last push; ``""`` when unknown
+
 Analysis columns (added by `analysis.analyze`)
 ---------------------------------------------
 topic             int        topic number, -1 for an outlier
@@ -72,6 +79,15 @@ LIST_COLUMNS: frozenset[str] = frozenset(
 LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")
 
 CODE_STATUSES: tuple[str, ...] = ("released", "project_page_only", "account_only", "promised", "none")
+
+# What a check of the paper's own repository found (`dashboard.repocheck.states` says what each means).
+REPO_STATES: tuple[str, ...] = (
+    "live", "empty", "readme_only", "placeholder", "archived", "moved", "not_found", "blocked", "error",
+    "not_checked",
+)  # fmt: skip
+# Added from the repository cache (`dashboard.repocheck`); repo_state is "" for a paper with no
+# repository on GitHub, GitLab or Hugging Face, "not_checked" until an answer exists.
+REPO_COLUMNS: tuple[str, ...] = ("repo_state", "repo_stars", "repo_license", "repo_pushed_at")
 
 OUTLIER_TOPIC = -1
 OUTLIER_LABEL = "Outlier"
