@@ -79,6 +79,7 @@ class World:
         self.by_id: dict[int, FakeRepo] = {}
         self.budget: int | None = None  # GitHub requests left before a 403 rate limit; None: no limit
         self.reset_in = 3600
+        self.delay = 0.0  # seconds before every answer (a slow API, to interrupt a run in the middle)
         self.retry_after_once = False  # a secondary rate limit: one 403 with Retry-After: 1
         self.requests: list[Logged] = []
         self.lock = threading.Lock()
@@ -242,6 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not raw_parts:
             self._json(404, {"message": "Not Found"}, "")
             return
+        if self.world.delay:
+            time.sleep(self.world.delay)
         api, rest = raw_parts[0], [unquote(p) for p in raw_parts[1:]]
         if any(p in (".", "..") for p in rest):
             self._json(400, {"message": "Bad path"}, api)

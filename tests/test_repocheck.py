@@ -123,11 +123,15 @@ def test_every_state_on_every_host(world: World, env: dict[str, str], tmp_path: 
     big = [r.raw_path for r in world.requests if "/o/big" in r.raw_path]
     assert big == ["/github/repos/o/big"]
     # The token went to GitHub only, as a Bearer header.
-    assert all(r.headers.get("authorization") == f"Bearer {TOKEN}" for r in world.requests if r.api == "github")
+    assert all(
+        r.headers.get("authorization") == f"Bearer {TOKEN}" for r in world.requests if r.api == "github"
+    )
     assert not any("authorization" in r.headers for r in world.requests if r.api != "github")
 
 
-def test_moved_repository_is_rechecked_under_its_new_name(world: World, env: dict[str, str], tmp_path: Path) -> None:
+def test_moved_repository_is_rechecked_under_its_new_name(
+    world: World, env: dict[str, str], tmp_path: Path
+) -> None:
     world.add_github(FakeRepo("o/renamed", moved_to="neworg/renamed2"))
     world.add_github(FakeRepo("neworg/renamed2"))
     cache = tmp_path / "cache.sqlite"
@@ -146,7 +150,9 @@ def test_moved_repository_is_rechecked_under_its_new_name(world: World, env: dic
 # ---------------------------------------------------------------------- ETags, freshness
 
 
-def test_recheck_is_conditional_and_304_reuses_the_answer(world: World, env: dict[str, str], tmp_path: Path) -> None:
+def test_recheck_is_conditional_and_304_reuses_the_answer(
+    world: World, env: dict[str, str], tmp_path: Path
+) -> None:
     world.add_github(FakeRepo("o/readme", files=["README.md"], readme="Code coming soon"))
     world.add_github(FakeRepo("o/live"))
     world.budget = 100
@@ -195,7 +201,9 @@ def test_changed_repository_gets_a_new_answer(world: World, env: dict[str, str],
 # ---------------------------------------------------------------------- rate limits, retries, failures
 
 
-def test_rate_limit_mid_run_stops_cleanly_and_resumes(world: World, env: dict[str, str], tmp_path: Path) -> None:
+def test_rate_limit_mid_run_stops_cleanly_and_resumes(
+    world: World, env: dict[str, str], tmp_path: Path
+) -> None:
     names = [f"o/big{i}" for i in range(12)]
     for name in names:
         world.add_github(FakeRepo(name, size=90_000))
@@ -285,6 +293,8 @@ def test_budget_of_requests(world: World, env: dict[str, str], tmp_path: Path) -
         ("https://github.com/Owner/Repo/tree/main/src", Target(GH, "Owner/Repo")),
         ("https://github.com/o/r.git", Target(GH, "o/r")),
         ("https://gitlab.com/group/sub/proj/-/tree/main", Target(GL, "group/sub/proj")),
+        ("https://gitlab.com/group/sub/proj", Target(GL, "group/sub/proj")),
+        ("https://gitlab.com/group/proj/tree/master/src", Target(GL, "group/proj")),
         ("https://huggingface.co/spaces/org/demo", Target(HF, "spaces/org/demo")),
         ("https://huggingface.co/datasets/org/data/viewer", Target(HF, "datasets/org/data")),
         ("https://huggingface.co/org/model", Target(HF, "org/model")),
@@ -299,7 +309,9 @@ def test_targets_of_urls(url: str, expected: Target | None) -> None:
     assert target_of(url) == expected
 
 
-def test_odd_names_are_encoded_and_stay_inside_the_api(world: World, env: dict[str, str], tmp_path: Path) -> None:
+def test_odd_names_are_encoded_and_stay_inside_the_api(
+    world: World, env: dict[str, str], tmp_path: Path
+) -> None:
     odd = "we%rd#name?x=1&y"
     world.add_github(FakeRepo(f"o/{odd}", size=90_000))
     cache = tmp_path / "c.sqlite"

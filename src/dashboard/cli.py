@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard import __version__, corpus, export
+from dashboard.repocheck.cli import add_check_code_command
 
 EXIT_OK = 0
 EXIT_SKIPPED = 1
@@ -374,6 +375,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_stats_command,
     add_analyze_command,
     add_index_command,
+    add_check_code_command,
 ]
 
 

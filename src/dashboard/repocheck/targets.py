@@ -25,6 +25,10 @@ GITHUB, GITLAB, HUGGINGFACE = "github.com", "gitlab.com", "huggingface.co"
 HOSTS: tuple[str, ...] = (GITHUB, GITLAB, HUGGINGFACE)
 _HF_PREFIXES = {"spaces": "space", "datasets": "dataset", "models": "model"}
 MAX_SEGMENT_CHARS = 100
+_GITLAB_ROUTES = frozenset(
+    {"tree", "blob", "raw", "commits", "commit", "issues", "merge_requests", "wikis", "releases", "tags",
+     "branches", "pipelines", "blame", "archive", "edit", "compare", "activity", "graphs", "network"}
+)  # fmt: skip
 MAX_GITLAB_DEPTH = 20  # GitLab allows nested subgroups; a longer path is not a project
 
 
@@ -97,8 +101,9 @@ def target_of(url: str) -> Target | None:
     elif host == GITLAB:
         if "-" in parts:
             parts = parts[: parts.index("-")]
-        elif len(parts) > 2:
-            parts = parts[:2]  # old-style ``group/project/tree/main``: no subgroups can be told apart
+        else:  # old-style ``group/project/tree/main``: the project ends before the first route word
+            routes = [i for i, p in enumerate(parts) if i >= 2 and p in _GITLAB_ROUTES]
+            parts = parts[: routes[0]] if routes else parts
         if parts and parts[-1].lower().endswith(".git"):
             parts[-1] = parts[-1][:-4]
         if not 2 <= len(parts) <= MAX_GITLAB_DEPTH:

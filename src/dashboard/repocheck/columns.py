@@ -1,0 +1,90 @@
+"""The paper table's repository columns, from the cache: ``repo_state``, ``repo_stars``,
+``repo_license``, ``repo_pushed_at`` (`dashboard.schema.REPO_COLUMNS`).
+
+A paper's repository is its own (`targets.paper_targets`); where the cache has no answer yet the
+state is ``not_checked``, and ``""`` where the paper has no repository on the three hosts. Reading
+the cache never touches the network.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dashboard.repocheck.store import Store, StoreError, default_path
+from dashboard.repocheck.targets import paper_targets
+
+ENV_SWITCH = "PAPER_DASHBOARD_REPOCHECK"
+
+
+def checking_enabled(environ: Mapping[str, str] = os.environ) -> bool:
+    """False when ``PAPER_DASHBOARD_REPOCHECK`` is ``off`` (``0``, ``false``, ``no``): cached answers only."""
+    return environ.get(ENV_SWITCH, "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+def read_answers(path: Path) -> tuple[pd.DataFrame, str]:
+    """Every stored answer and a problem ("" when none); an absent file is no answers, not a problem."""
+    try:
+        store = Store.open_existing(path)
+    except StoreError as error:
+        return _no_answers(), str(error)
+    if store is None:
+        return _no_answers(), ""
+    try:
+        with store:
+            return store.answers(), ""
+    except Exception as error:  # a damaged file degrades the feature, never the page
+        return _no_answers(), f"cannot read the repository cache {path}: {error}"
+
+
+def _no_answers() -> pd.DataFrame:
+    from dashboard.repocheck.store import ANSWER_COLUMNS
+
+    frame = pd.DataFrame({column: pd.Series(dtype=object) for column in ANSWER_COLUMNS})
+    frame["stars"] = pd.array([], dtype="Int64")
+    return frame
+
+
+def repo_columns(keys: pd.Series, answers: pd.DataFrame) -> pd.DataFrame:
+    """The four columns for papers whose repository keys are ``keys`` (``""``: none), same index."""
+    known = {
+        key: (state, stars, license_, pushed)
+        for key, state, stars, license_, pushed in zip(
+            answers["key"], answers["state"], answers["stars"], answers["license"], answers["pushed_at"],
+            strict=True,
+        )
+    }
+    # One look-up per distinct repository, then positions: cheap at a million papers.
+    codes, distinct = pd.factorize(keys.to_numpy(dtype=object))
+    none: tuple[str, object, str, str] = ("", None, "", "")
+    unchecked: tuple[str, object, str, str] = ("not_checked", None, "", "")
+    rows = [known.get(key, unchecked) if key else none for key in distinct]
+    column = [np.array([row[i] for row in rows], dtype=object) for i in range(4)]
+    take = codes if len(rows) else np.zeros(0, dtype=np.int64)
+    stars = [None if v is None or pd.isna(v) else int(v) for v in column[1][take]]  # type: ignore[call-overload]
+    return pd.DataFrame(
+        {
+            "repo_state": pd.Series(column[0][take], index=keys.index, dtype="str"),
+            "repo_stars": pd.Series(pd.array(stars, dtype="Int64"), index=keys.index),
+            "repo_license": pd.Series([v or "" for v in column[2][take]], index=keys.index, dtype="str"),
+            "repo_pushed_at": pd.Series([v or "" for v in column[3][take]], index=keys.index, dtype="str"),
+        },
+        index=keys.index,
+    )
+
+
+def with_repo_columns(papers: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFrame:
+    """``papers`` with the four columns added (replaced when present); the others are not copied
+    (copy-on-write)."""
+    columns = repo_columns(paper_targets(papers), answers)
+    kept = papers.drop(columns=[c for c in columns.columns if c in papers.columns])
+    return pd.concat([kept, columns], axis=1)
+
+
+def default_cache(environ: Mapping[str, str] = os.environ) -> Path:
+    """The cache file the app and the CLI use unless told otherwise."""
+    return default_path(environ)
