@@ -11,6 +11,18 @@ SEEDS_DIR = REPO / "seeds"
 CORPORA_DIR = REPO.parent / "shared" / "corpora"
 
 
+@pytest.fixture(autouse=True)
+def _no_real_repository_checks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the user's repository cache or can reach a real API: the cache is a fresh
+    temporary file and every API base a closed local port, unless a test points them elsewhere."""
+    cache = tmp_path / "repository-cache" / "repositories.sqlite"
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE", str(cache))
+    for variable in ("GITHUB_API_URL", "GITLAB_API_URL", "HF_ENDPOINT"):
+        monkeypatch.setenv(variable, "http://127.0.0.1:9")
+    for variable in ("GITHUB_TOKEN", "GITLAB_TOKEN", "HF_TOKEN"):
+        monkeypatch.delenv(variable, raising=False)
+
+
 @pytest.fixture(scope="session")
 def seeds_dir() -> Path:
     return SEEDS_DIR

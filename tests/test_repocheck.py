@@ -66,8 +66,8 @@ def populate(world: World) -> dict[Target, str]:
     github(FakeRepo("o/big", size=90_000, files=None), "live")  # decided from metadata alone
     github(FakeRepo("o/empty", size=0, files=[]), "empty")
     github(FakeRepo("o/nofiles", size=3, files=[]), "empty")  # "This repository is empty."
-    github(FakeRepo("o/readme", files=["README.md", "LICENSE", ".gitignore"], readme="# Paper\nSee the paper."),
-           "readme_only")  # fmt: skip
+    readme_only = FakeRepo("o/readme", files=["README.md", "LICENSE", ".gitignore"], readme="See the paper.")
+    github(readme_only, "readme_only")
     github(FakeRepo("o/soon", files=["README.md", "assets/"], readme="# X\n\nThe code WILL BE RELEASED."),
            "placeholder")  # fmt: skip
     github(FakeRepo("o/stay", files=["README.md"], readme="Stay Tuned!"), "placeholder")

@@ -462,3 +462,45 @@ def word_cloud_png(
     buffer = io.BytesIO()
     cloud.to_image().save(buffer, format="PNG", compress_level=1)  # a third of the time of level 6
     return buffer.getvalue()
+
+
+# Repository states (`dashboard.repocheck`), from "the code is there" to "nobody knows yet".
+REPO_STATE_COLOURS: dict[str, str] = {
+    "live": "#2f9e44", "moved": "#74b816", "archived": "#868e96", "readme_only": "#f08c00",
+    "placeholder": "#e8590c", "empty": "#c92a2a", "not_found": "#862e9c", "blocked": "#5f3dc4",
+    "error": "#495057", "not_checked": "#ced4da",
+}  # fmt: skip
+
+
+def repo_states(counts: pd.DataFrame, *, title: str, group_title: str = "", limit: int = 25) -> go.Figure:
+    """Stacked bars of papers per repository state in each group (rows: groups, columns: states).
+
+    The largest groups are kept (``limit``), largest on top; states keep `REPO_STATES` order.
+
+        >>> fig = repo_states(pd.DataFrame({"live": [3], "empty": [1]}, index=["ICML"]), title="By venue")
+        >>> [bar.name for bar in fig.data]
+        ['live', 'empty']
+    """
+    from dashboard.schema import REPO_STATES
+
+    top = counts.loc[counts.sum(axis=1).sort_values(ascending=False).index[:limit]]
+    labels = [safe_label(label, RATE_LABEL_CHARS) for label in top.index]
+    fig = go.Figure()
+    for state in REPO_STATES:
+        if state not in top.columns or not top[state].sum():
+            continue
+        fig.add_trace(
+            go.Bar(
+                x=top[state].to_numpy(),
+                y=labels,
+                orientation="h",
+                name=state.replace("_", " "),
+                marker_color=REPO_STATE_COLOURS.get(state, MUTED),
+                hovertemplate=f"%{{y}}: %{{x}} papers {html.escape(state.replace('_', ' '))}<extra></extra>",
+            )
+        )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_layout(barmode="stack", bargap=0.3)
+    _base_layout(fig, title, "Papers", group_title, _bar_height(len(top)) + 40)
+    fig.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.15, "x": 0})
+    return fig

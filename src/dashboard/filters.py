@@ -9,7 +9,8 @@ yields a short notice, never an exception.
     {'q': 'diffusion -"video"', 'year': ['2024'], 'code': ['released']}
 
 URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``code``, ``link``,
-``dataset``, ``author``, ``institution``, ``country``, ``decision`` (a decision tier), ``words``
+``dataset``, ``author``, ``institution``, ``country``, ``decision`` (a decision tier), ``repo``
+(repository state, `dashboard.schema.REPO_STATES`), ``words``
 (``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map) and ``k``, the number of
 topics the ``topic`` numbers refer to (``auto`` by default).
 
@@ -33,7 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dashboard.schema import CODE_STATUSES, DECISION_TIERS, LINK_KINDS
+from dashboard.schema import CODE_STATUSES, DECISION_TIERS, LINK_KINDS, REPO_STATES
 
 # Bounds that keep a hostile or mangled URL cheap to parse and apply.
 MAX_QUERY_CHARS = 500
@@ -56,12 +57,15 @@ _LIST_KEYS: tuple[str, ...] = (
     "institution",
     "country",
     "decision",
+    "repo",
     "id",
 )
 # Filters on people's and places' names: a typed name matches whatever its case and spacing.
 NAME_KEYS: tuple[str, ...] = ("author", "institution", "country")
 # Keys that count papers per value in `facet_counts` (the id filter offers no options).
-FACET_KEYS: tuple[str, ...] = _LIST_KEYS[:-1]
+# Repository states are left out: they change with every check, so the page counts them itself
+# (`dashboard.ui.data.repo_state_counts`) rather than once per corpus.
+FACET_KEYS: tuple[str, ...] = tuple(key for key in _LIST_KEYS[:-1] if key != "repo")
 FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id")
 URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k")
 
@@ -80,6 +84,7 @@ KEY_NAMES: dict[str, str] = {
     "institution": "institution",
     "country": "country",
     "decision": "decision",
+    "repo": "repository",
     "words": "words",
     "id": "picked papers",
     "k": "number of topics",
@@ -114,6 +119,7 @@ class Filters:
     institution: tuple[str, ...] = ()
     country: tuple[str, ...] = ()
     decision: tuple[str, ...] = ()
+    repo: tuple[str, ...] = ()
     words: tuple[int | None, int | None] = (None, None)
     id: tuple[str, ...] = ()
     k: int | None = field(default=None)
@@ -280,10 +286,13 @@ class Filters:
             labels = topic_labels or {}
             names = [labels.get(t, "outliers" if t == -1 else f"topic {t}") for t in self.topic]
             parts.append("topic: " + ", ".join(names))
-        for key in ("area", "venue", "source", "code", "link", "dataset", "author", "institution", "country"):
+        for key in ("area", "venue", "source", "code", "link", "dataset", "author", "institution", "country",
+                    "repo"):  # fmt: skip
             values = getattr(self, key)
             if values:
-                shown = [v.replace("_", " ") for v in values] if key in ("code", "link") else list(values)
+                shown = (
+                    [v.replace("_", " ") for v in values] if key in ("code", "link", "repo") else list(values)
+                )
                 parts.append(f"{KEY_NAMES[key]}: " + ", ".join(shown))
         if self.decision:
             parts.append("decision: " + ", ".join(self.decision))
@@ -528,6 +537,7 @@ _MASKERS: dict[str, Any] = {
     "institution": _any_of_list("affiliations", "institution"),
     "country": _any_of_list("countries", "country"),
     "decision": _isin("decision_tier", "decision"),
+    "repo": _isin("repo_state", "repo"),
     "words": _words_mask,
     "id": _isin("id", "id"),
 }
@@ -547,6 +557,7 @@ _COLUMN_OF: dict[str, str | None] = {
     "institution": "affiliations",
     "country": "countries",
     "decision": "decision_tier",
+    "repo": "repo_state",
     "words": "n_words",
     "id": "id",
 }
@@ -609,6 +620,8 @@ def _parse_list_value(key: str, value: str) -> tuple[bool, Any, str]:
         return (text in LINK_KINDS, text, "expected one of " + ", ".join(LINK_KINDS))
     if key == "decision":
         return (text in DECISION_TIERS, text, "expected one of " + ", ".join(DECISION_TIERS))
+    if key == "repo":
+        return (text in REPO_STATES, text, "expected one of " + ", ".join(REPO_STATES))
     # Free text (venue, source, area, dataset, author, institution, country, id) is kept verbatim:
     # names may have any spacing.
     return True, value, ""

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import charts
-from dashboard.ui import components, data, keys, tables
+from dashboard.ui import components, data, keys, repos, tables
 from dashboard.ui.context import page_context
 
 view = page_context()
@@ -45,6 +45,95 @@ for row in range(0, len(small), 2):
         column.plotly_chart(figure, config={"displayModeBar": False})
 if widest is not None:
     st.plotly_chart(widest, config={"displayModeBar": False})
+
+# Is the code there? Answers come from the repository cache at once; only the button asks the APIs.
+st.subheader("Is the code there?")
+repo_keys = data.repo_keys(digest, k, papers)
+wanted = repos.targets_in_view(digest, papers, in_view)
+n_pending, cache_problem = repos.pending(wanted)
+st.caption(
+    f"{len(wanted):,} repositories on GitHub, GitLab and Hugging Face are linked by these papers; "
+    f"{len(wanted) - n_pending:,} were checked in the last 7 days. A check asks each host's API about "
+    "the repository: does it exist, does it hold more than a README, is it archived or moved."
+)
+if cache_problem:
+    st.warning(cache_problem, icon=":material/warning:")
+check_report = st.session_state.pop(keys.LINKS_CHECK_REPORT, "")
+if check_report:
+    st.info(check_report, icon=":material/fact_check:")
+button_column, limits_column = st.columns([1, 2], vertical_alignment="center")
+clicked = False
+with button_column:
+    if repos.enabled():
+        clicked = st.button(
+            f"Check repositories ({n_pending:,} to check)",
+            key=keys.LINKS_CHECK,
+            disabled=n_pending == 0,
+            icon=":material/fact_check:",
+            help=f"Asks at most {repos.MAX_REQUESTS_PER_CLICK:,} requests a click; click again to go on.",
+        )
+    else:
+        st.caption("Checking is switched off on this server: cached answers only.")
+with limits_column:
+    st.caption(repos.stored_limits())
+if clicked:
+    summary, run_problem = repos.run_check(wanted)
+    st.session_state[keys.LINKS_CHECK_REPORT] = repos.report(summary) if summary else run_problem
+    st.rerun()
+
+repo_groupings = {"venue": papers["venue"], "year": papers["year"]}
+if view.analysis is not None:
+    repo_groupings = {"topic": papers["topic"].map(view.topic_names), **repo_groupings}
+group_by = st.segmented_control(
+    "Repository states per",
+    list(repo_groupings),
+    default=next(iter(repo_groupings)),
+    key=keys.LINKS_REPO_GROUP,
+)
+state_table = repos.state_counts(papers, in_view, repo_groupings.get(group_by or "", papers["venue"]))
+if len(state_table):
+    st.plotly_chart(
+        charts.repo_states(state_table, title=f"Repository states, per {group_by or 'venue'}"),
+        config={"displayModeBar": False},
+    )
+repo_rows = repos.repository_rows(papers, in_view, repo_keys)
+if len(repo_rows):
+    components.show_table(
+        repo_rows.drop(columns="id").assign(
+            repository=components.safe_links(repo_rows["repository"]),
+            repo_state=repo_rows["repo_state"].str.replace("_", " "),
+        ),
+        {
+            "title": st.column_config.TextColumn("Paper", width=260),
+            "year": st.column_config.NumberColumn("Year", width=55, format="%d"),
+            "repository": st.column_config.LinkColumn("Repository", width=200),
+            "repo_state": st.column_config.TextColumn("State", width=95),
+            "repo_stars": st.column_config.NumberColumn("Stars", width=60),
+            "repo_license": st.column_config.TextColumn("Licence", width=80),
+            "repo_pushed_at": st.column_config.TextColumn("Last push", width=90),
+            "days_after_year": st.column_config.NumberColumn("Days after the paper's year", width=90),
+        },
+        visible=10,
+    )
+    components.download(
+        repo_rows, view, stem="repositories", key=keys.LINKS_REPOS_FORMAT, what="repositories"
+    )
+waiting = repos.waiting_for_code(papers, in_view, repo_keys)
+st.subheader(f"Code promised, or a repository without code yet ({len(waiting):,})")
+st.caption("Oldest papers first: the longer ago, the less likely the code is still coming.")
+if len(waiting):
+    components.show_table(
+        waiting.assign(repository=components.safe_links(waiting["repository"])),
+        {
+            "title": st.column_config.TextColumn("Paper", width=280),
+            "venue": st.column_config.TextColumn("Venue", width=70),
+            "year": st.column_config.NumberColumn("Year", width=55, format="%d"),
+            "years_ago": st.column_config.NumberColumn("Years ago", width=60),
+            "what": st.column_config.TextColumn("What there is", width=170),
+            "repository": st.column_config.LinkColumn("Repository", width=180),
+        },
+        visible=8,
+    )
 
 st.subheader(f"All links ({len(link_rows):,})")
 if not len(link_rows):

@@ -158,29 +158,52 @@ def paper_targets(papers: pd.DataFrame) -> pd.Series:
     return pd.Series(keys, index=papers.index, name="repo_key", dtype=object)
 
 
-def targets_in(papers: pd.DataFrame) -> list[Target]:
-    """Every distinct repository the papers link to: their own, and every code link on the three hosts.
+def target_table(papers: pd.DataFrame) -> tuple[dict[str, Target], pd.DataFrame]:
+    """Every repository the papers link to, and which paper links which.
 
-    In order of first appearance; one `Target` per cache key.
+    Returns (targets by cache key, in order of first appearance; a frame of ``row`` (the paper's
+    position) and ``key`` pairs, one per paper and repository). A paper's repositories are its own
+    (``code_url``, ``github_repo``) and every code or data link on the three hosts.
     """
     found: dict[str, Target] = {}
+    rows: list[int] = []
+    keys: list[str] = []
+    parsed: dict[str, Target | None] = {}
 
-    def add(target: Target | None) -> None:
-        if target is not None and target.key not in found:
-            found[target.key] = target
+    def add(row: int, target: Target | None, seen: set[str]) -> None:
+        if target is None or target.key in seen:
+            return
+        seen.add(target.key)
+        found.setdefault(target.key, target)
+        rows.append(row)
+        keys.append(target.key)
 
-    code_urls = papers["code_url"].fillna("").astype(str) if "code_url" in papers.columns else None
-    github = papers["github_repo"].fillna("").astype(str) if "github_repo" in papers.columns else None
-    all_links = papers["links"] if "links" in papers.columns else None
+    def parse(url: str) -> Target | None:
+        if url not in parsed:
+            parsed[url] = target_of(url)
+        return parsed[url]
+
+    def strings(column: str) -> np.ndarray | None:
+        return papers[column].fillna("").astype(str).to_numpy() if column in papers.columns else None
+
+    code_urls, github = strings("code_url"), strings("github_repo")
+    all_links = papers["links"].to_numpy() if "links" in papers.columns else None
     for row in range(len(papers)):
-        if code_urls is not None and code_urls.iat[row]:
-            add(target_of(code_urls.iat[row]))
-        if github is not None and github.iat[row]:
-            add(github_target(github.iat[row]))
+        seen: set[str] = set()
+        if code_urls is not None and code_urls[row]:
+            add(row, parse(code_urls[row]), seen)
+        if github is not None and github[row]:
+            add(row, github_target(github[row]), seen)
         if all_links is not None:
-            for url in _code_link_urls(all_links.iat[row]):
-                add(target_of(url))
-    return list(found.values())
+            for url in _code_link_urls(all_links[row]):
+                add(row, parse(url), seen)
+    pairs = pd.DataFrame({"row": np.asarray(rows, dtype=np.int64), "key": pd.Series(keys, dtype=object)})
+    return found, pairs
+
+
+def targets_in(papers: pd.DataFrame) -> list[Target]:
+    """Every distinct repository the papers link to (see `target_table`), in order of first appearance."""
+    return list(target_table(papers)[0].values())
 
 
 def _code_link_urls(paper_links: object) -> Iterable[str]:

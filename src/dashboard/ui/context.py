@@ -130,7 +130,17 @@ def page_context() -> View:
     analysis, problem = _analyse(source, result.papers, n_topics)
     early_count.empty()
     papers = analysis.papers if analysis is not None else result.papers
+    # Repository answers come from the cache only (never the network): every page shows them at once.
+    cache_path = data.repo_cache_path()
+    n_answers, latest, repo_problem = data.repo_generation(cache_path)
+    generation = (n_answers, latest)
+    papers = data.with_repo_columns(source.digest, filters.k, generation, str(cache_path), papers)
     facets = _facets(source.digest, filters.k, papers)
+    repo_counts = data.repo_state_counts(source.digest, filters.k, generation, papers["repo_state"])
+    if len(repo_counts):
+        facets = {**facets, "repo": repo_counts}
+    if repo_problem:
+        notices.append(repo_problem)
     filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
     view = View(
         source=source,

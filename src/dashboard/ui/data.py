@@ -26,6 +26,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import analysis, charts, corpus, filters, links, terms
+from dashboard.repocheck import columns as repo_columns
+from dashboard.repocheck.store import Store, StoreError
 from dashboard.ui import indexed, tables
 
 T = TypeVar("T")
@@ -162,8 +164,15 @@ def search_text(digest: str, _papers: pd.DataFrame) -> pd.Series:
 
 
 def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Series:
-    """Which papers pass the filters (cached per corpus and filters, number of topics included)."""
-    return _mask(digest, repr(sorted(selection.to_query().items())), selection, papers)
+    """Which papers pass the filters (cached per corpus and filters, number of topics included).
+
+    The repository filter is applied outside the cache: its column changes whenever a check answers.
+    """
+    rest = selection.without("repo") if selection.repo else selection
+    keep = _mask(digest, repr(sorted(rest.to_query().items())), rest, papers)
+    if selection.repo and "repo_state" in papers.columns:
+        keep = keep & papers["repo_state"].isin(list(selection.repo)).to_numpy(dtype=bool)
+    return keep
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -235,3 +244,59 @@ def link_table(digest: str, _papers: pd.DataFrame) -> pd.DataFrame:
 def repo_groups(digest: str, _papers: pd.DataFrame) -> tables.RepoGroups:
     """The papers naming a repository, grouped case-insensitively (`tables.shared_repos_in_view`)."""
     return tables.repo_groups(_papers)
+
+
+# Repository answers (`dashboard.repocheck`): read from the SQLite cache on every run (one small
+# query says whether anything changed), joined to the papers once per change. Nothing here asks the
+# network; only the Links & code page's "Check repositories" button does.
+
+
+def repo_cache_path() -> Path:
+    """The repository cache this server uses (``PAPER_DASHBOARD_CACHE`` or the user's data folder)."""
+    return repo_columns.default_cache(os.environ)
+
+
+def repo_generation(path: Path) -> tuple[int, float, str]:
+    """(answers, latest check, problem): changes whenever an answer is written; (0, 0, "") with no file."""
+    try:
+        store = Store.open_existing(path)
+    except StoreError as error:
+        return 0, 0.0, str(error)
+    if store is None:
+        return 0, 0.0, ""
+    try:
+        with store:
+            count, latest = store.generation()
+    except Exception as error:  # a damaged cache degrades the feature, never the page
+        return 0, 0.0, f"cannot read the repository cache {path}: {error}"
+    return count, latest, ""
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def repo_keys(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> pd.Series:
+    """Per paper, the cache key of its own repository (``""``: none), once per corpus."""
+    from dashboard.repocheck.targets import paper_targets
+
+    return paper_targets(_papers)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def with_repo_columns(
+    digest: str, n_topics: int | None, generation: tuple[int, float], path: str, _papers: pd.DataFrame
+) -> pd.DataFrame:
+    """The papers with `dashboard.schema.REPO_COLUMNS` from the cache (a new frame per cache change)."""
+    answers, _ = repo_columns.read_answers(Path(path))
+    keys = repo_keys(digest, n_topics, _papers)
+    added = repo_columns.repo_columns(keys, answers)
+    kept = _papers.drop(columns=[c for c in added.columns if c in _papers.columns])
+    return pd.concat([kept, added], axis=1)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def repo_state_counts(
+    digest: str, n_topics: int | None, generation: tuple[int, float], _states: pd.Series
+) -> pd.Series:
+    """Papers per repository state (papers without a repository left out), for the sidebar filter."""
+    counts = _states[_states.ne("")].value_counts()
+    counts.index.name = "repo"
+    return counts.rename("papers")

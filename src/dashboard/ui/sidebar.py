@@ -193,6 +193,15 @@ def render(view: View, notices: Sequence[str]) -> None:
                 order=[tier for tier in DECISION_TIERS if tier in decisions.index],
                 help="The source's decision as a tier: oral, spotlight, poster, accept, reject, withdrawn.",
             )
+        _multiselect(
+            "Repository",
+            "repo",
+            keys.REPO,
+            facets.get("repo"),
+            filters.repo,
+            names={s: s.replace("_", " ") for s in facets.get("repo", pd.Series()).index},
+            help="What the paper's own repository holds, from the last check (Links & code page).",
+        )
         active_more = any(key in filters.active_keys() for key in MORE_FILTER_KEYS)
         with st.expander("More filters", expanded=active_more):
             _multiselect("Venue", "venue", keys.VENUE, facets.get("venue"), filters.venue)

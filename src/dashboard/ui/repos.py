@@ -1,0 +1,181 @@
+"""The Links & code page's repository check: which repositories the view links, running a check
+with `st.progress`, and the tables and chart built from the cached answers.
+
+Checking happens only when the user clicks "Check repositories" (never on a page load, never in a
+test unless ``GITHUB_API_URL`` points at a local server); ``PAPER_DASHBOARD_REPOCHECK=off``
+switches the button off. A run stops at `MAX_REQUESTS_PER_CLICK` requests or a spent rate limit;
+the next click resumes with what is left, since every answer is written as it arrives.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard.repocheck.checker import Checker, Summary
+from dashboard.repocheck.client import Client, Settings
+from dashboard.repocheck.columns import checking_enabled
+from dashboard.repocheck.store import Store, StoreError
+from dashboard.repocheck.targets import Target, target_table
+from dashboard.ui import data
+
+MAX_REQUESTS_PER_CLICK = 1000
+API_NAMES = {"github": "GitHub", "gitlab": "GitLab", "huggingface": "Hugging Face"}
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def targets(digest: str, _papers: pd.DataFrame) -> tuple[dict[str, Target], pd.DataFrame]:
+    """Every repository of the corpus and the (paper row, key) pairs (`targets.target_table`), once."""
+    return target_table(_papers)
+
+
+def targets_in_view(digest: str, papers: pd.DataFrame, in_view: np.ndarray) -> list[Target]:
+    """The distinct repositories linked by the papers in view, in corpus order."""
+    by_key, pairs = targets(digest, papers)
+    keys = pairs["key"].to_numpy()[in_view[pairs["row"].to_numpy()]]
+    return [by_key[key] for key in dict.fromkeys(keys)]
+
+
+def enabled() -> bool:
+    """Whether this server may ask the APIs (``PAPER_DASHBOARD_REPOCHECK`` is not ``off``)."""
+    return checking_enabled(os.environ)
+
+
+def pending(wanted: list[Target]) -> tuple[int, str]:
+    """(how many have no fresh answer, problem) without asking the network."""
+    path = data.repo_cache_path()
+    try:
+        store = Store.open_existing(path)
+    except StoreError as error:
+        return len(wanted), str(error)
+    if store is None:
+        return len(wanted), ""
+    with store:
+        fresh = store.fresh_keys([t.key for t in wanted], 7.0)
+    return sum(1 for t in wanted if t.key not in fresh), ""
+
+
+def limits_line(limits: Mapping[str, tuple[int | None, float | None]]) -> str:
+    """``GitHub: 4,321 requests left (resets 20:15 UTC)`` for each API with a known limit."""
+    parts = []
+    now = time.time()
+    for api, (remaining, reset_at) in sorted(limits.items()):
+        if remaining is None:
+            continue
+        if reset_at is not None and reset_at < now:
+            parts.append(f"{API_NAMES.get(api, api)}: limit reset since the last check")
+            continue
+        when = f" (resets {time.strftime('%H:%M UTC', time.gmtime(reset_at))})" if reset_at else ""
+        parts.append(f"{API_NAMES.get(api, api)}: {remaining:,} requests left{when}")
+    return " · ".join(parts)
+
+
+def stored_limits() -> str:
+    """`limits_line` of the limits the cache remembers from the last run."""
+    try:
+        store = Store.open_existing(data.repo_cache_path())
+    except StoreError:
+        return ""
+    if store is None:
+        return ""
+    with store:
+        return limits_line(store.limits())
+
+
+def run_check(wanted: list[Target]) -> tuple[Summary | None, str]:
+    """Check ``wanted`` with a progress bar; (summary, problem). Answers are written as they arrive."""
+    try:
+        store = Store.open(data.repo_cache_path())
+    except StoreError as error:
+        return None, str(error)
+    client = Client(Settings.from_env(os.environ), max_requests=MAX_REQUESTS_PER_CLICK)
+    bar = st.progress(0.0, text="Checking repositories…")
+
+    def progress(done: int, total: int, target: Target | None, facts: object) -> None:
+        share = done / total if total else 1.0
+        left = limits_line(client.limits())
+        bar.progress(
+            min(share, 1.0),
+            text=f"Checked {done:,} of {total:,} repositories" + (f" · {left}" if left else ""),
+        )
+
+    with store:
+        summary = Checker(store, client).run(wanted, on_progress=progress)
+    bar.empty()
+    return summary, ""
+
+
+def report(summary: Summary) -> str:
+    """What a check did, in one or two sentences."""
+    states = ", ".join(f"{n:,} {s.replace('_', ' ')}" for s, n in summary.states.most_common())
+    text = f"Checked {summary.checked:,} repositories" + (f" ({states})" if states else "") + "."
+    if summary.fresh:
+        text += f" {summary.fresh:,} had a recent answer already."
+    if summary.left:
+        text += f" {summary.left:,} left: {summary.stopped_because or 'stopped'}. Click again to go on."
+    return text
+
+
+def repository_rows(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series) -> pd.DataFrame:
+    """One row per paper in view with its own repository: title, repository, state, stars, licence,
+    last push, and days from the start of the paper's year to the last push."""
+    rows = np.flatnonzero(in_view & keys.ne("").to_numpy())
+    table = papers.iloc[rows]
+    year_start = pd.to_datetime(table["year"].astype("string") + "-01-01", errors="coerce", utc=True)
+    pushed = pd.to_datetime(table["repo_pushed_at"].replace("", None), errors="coerce", utc=True)
+    days = (pushed - year_start).dt.days
+    return pd.DataFrame(
+        {
+            "id": table["id"].to_numpy(),
+            "title": table["title"].to_numpy(),
+            "year": table["year"].to_numpy(),
+            "repository": ["https://" + k for k in keys.to_numpy()[rows]],
+            "repo_state": table["repo_state"].to_numpy(),
+            "repo_stars": table["repo_stars"].to_numpy(),
+            "repo_license": table["repo_license"].to_numpy(),
+            "repo_pushed_at": table["repo_pushed_at"].to_numpy(),
+            "days_after_year": pd.array(days.to_numpy(), dtype="Int64"),
+        }
+    )
+
+
+def state_counts(papers: pd.DataFrame, in_view: np.ndarray, groups: pd.Series) -> pd.DataFrame:
+    """Papers in view with a repository, per group value (rows) and state (columns)."""
+    has_repo = in_view & papers["repo_state"].ne("").to_numpy()
+    if not has_repo.any():
+        return pd.DataFrame()
+    frame = pd.DataFrame(
+        {"group": groups.to_numpy()[has_repo], "state": papers["repo_state"].to_numpy()[has_repo]}
+    )
+    frame = frame[frame["group"].notna() & frame["group"].astype(str).ne("")]
+    return pd.crosstab(frame["group"], frame["state"])
+
+
+def waiting_for_code(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series) -> pd.DataFrame:
+    """Papers whose code was promised (no link) or whose repository is a placeholder, oldest first."""
+    promised = papers["code_status"].eq("promised").to_numpy(dtype=bool, na_value=False)
+    placeholder = papers["repo_state"].isin(["placeholder", "readme_only", "empty"]).to_numpy(dtype=bool)
+    rows = np.flatnonzero(in_view & (promised | placeholder))
+    table = papers.iloc[rows]
+    what = np.where(
+        placeholder[rows],
+        "repository: " + table["repo_state"].str.replace("_", " ").to_numpy(dtype=object),
+        "promised in the abstract, no link",
+    )
+    this_year = time.gmtime().tm_year
+    out = pd.DataFrame(
+        {
+            "title": table["title"].to_numpy(),
+            "venue": table["venue"].to_numpy(),
+            "year": table["year"].to_numpy(),
+            "years_ago": pd.array((this_year - table["year"]).to_numpy(), dtype="Int64"),
+            "what": what,
+            "repository": [("https://" + k) if k else "" for k in keys.to_numpy()[rows]],
+        }
+    )
+    return out.sort_values(["year", "title"], na_position="last", kind="stable").reset_index(drop=True)
