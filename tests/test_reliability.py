@@ -897,7 +897,12 @@ def test_every_download_in_the_app_neutralises_formulas(
     bundled_corpus: None, served: list[tuple[str, bytes]]
 ) -> None:
     at = _upload(_app("papers"), ("hostile.json", json.dumps(_hostile_records()).encode()))
-    for page, key in (("papers", keys.PAPERS_FORMAT), ("links", keys.LINKS_FORMAT)):
+    pickers = (
+        ("papers", keys.PAPERS_FORMAT),
+        ("links", keys.LINKS_FORMAT),
+        ("links", keys.LINKS_REPOS_FORMAT),
+    )
+    for page, key in pickers:
         at.switch_page(f"src/dashboard/app_pages/{page}.py")
         at.run()
         for label in ("CSV", "Excel"):
@@ -905,7 +910,14 @@ def test_every_download_in_the_app_neutralises_formulas(
             assert not at.exception
     downloads = [(name, data) for name, data in served if name.endswith((".csv", ".xlsx"))]
     names = {name.split("_")[0] + "." + name.rsplit(".", 1)[1] for name, _ in downloads}
-    assert names == {"papers.csv", "papers.xlsx", "links.csv", "links.xlsx"}
+    assert names == {
+        "papers.csv",
+        "papers.xlsx",
+        "links.csv",
+        "links.xlsx",
+        "repositories.csv",
+        "repositories.xlsx",
+    }
     for name, data in downloads:
         assert _assert_spreadsheet_safe(data, name.rsplit(".", 1)[1]) > 10, name
 
