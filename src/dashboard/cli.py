@@ -28,6 +28,7 @@ import pandas as pd
 
 from dashboard import __version__, corpus, export
 from dashboard.repocheck.cli import add_check_code_command
+from dashboard.report_cli import add_report_command
 
 EXIT_OK = 0
 EXIT_SKIPPED = 1
@@ -376,6 +377,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_analyze_command,
     add_index_command,
     add_check_code_command,
+    add_report_command,
 ]
 
 

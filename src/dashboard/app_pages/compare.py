@@ -151,14 +151,15 @@ if view.analysis is not None:
     left, right = st.columns([2, 3])
     with left:
         matrix = view.analysis.similarity_matrix(picked)
-        st.plotly_chart(
+        components.chart(
             charts.similarity_heatmap(
                 matrix,
                 list(LETTERS[: len(picked)]),
                 titles=[titles[p] for p in picked],
                 title="Pairwise similarity (1 = same words)",
             ),
-            config={"displayModeBar": False},
+            view,
+            name="similarity",
         )
     with right:
         st.markdown("**Most similar to each picked paper**")

@@ -41,10 +41,11 @@ widest, others = (rate_charts[0], rate_charts[1:]) if rate_charts else (None, []
 statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
 small = [charts.code_status_bars(statuses, title="Code status of the papers"), *others]
 for row in range(0, len(small), 2):
-    for column, figure in zip(st.columns(2), small[row : row + 2], strict=False):
-        column.plotly_chart(figure, config={"displayModeBar": False})
+    for number, (column, figure) in enumerate(zip(st.columns(2), small[row : row + 2], strict=False)):
+        with column:
+            components.chart(figure, view, name=f"code-release-{row + number}")
 if widest is not None:
-    st.plotly_chart(widest, config={"displayModeBar": False})
+    components.chart(widest, view, name="code-release-wide")
 
 # Is the code there? Answers come from the repository cache at once; only the button asks the APIs.
 st.subheader("Is the code there?")

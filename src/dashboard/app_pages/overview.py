@@ -63,9 +63,10 @@ if view.analysis is not None:
     with right:
         if released:
             by_topic = tables.release_in_view(topic_groups, in_view, is_released, labels=view.topic_names)
-            st.plotly_chart(
+            components.chart(
                 charts.release_rate(by_topic, title="Code released, per topic", group_title=""),
-                config={"displayModeBar": False},
+                view,
+                name="code-per-topic",
             )
         else:
             st.markdown("**Code released, per topic**")
@@ -76,7 +77,7 @@ if view.analysis is not None:
 else:
     with left:
         statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
-        st.plotly_chart(charts.code_status_bars(statuses), config={"displayModeBar": False})
+        components.chart(charts.code_status_bars(statuses), view, name="code-status")
 
 left, right = st.columns(2)
 with left:
@@ -84,9 +85,10 @@ with left:
     if datasets.empty:
         st.caption("No datasets or benchmarks are named in these abstracts.")
     else:
-        st.plotly_chart(
+        components.chart(
             charts.top_counts(datasets, title="Datasets and benchmarks named", x_title="Papers"),
-            config={"displayModeBar": False},
+            view,
+            name="datasets",
         )
 with right:
     method_items = data.list_items(digest, "method_names", False, papers)

@@ -62,11 +62,12 @@ with left:
         st.caption("No terms to count in these papers with this setting.")
     else:
         top = frequencies.set_index("term")["count"]
-        st.plotly_chart(
+        components.chart(
             charts.top_counts(
                 top, title=f"Most frequent {NGRAMS[ngram].lower()}", x_title="Occurrences", limit=25
             ),
-            config={"displayModeBar": False},
+            view,
+            name="frequent-terms",
         )
 with right:
     cloud_terms = dict(zip(frequencies["term"], frequencies["count"], strict=True))
@@ -89,9 +90,10 @@ with left:
         st.caption("The filters keep every paper, so there is no rest to compare with.")
     else:
         distinctive = counts.distinctive_terms(view.mask.to_numpy())
-        st.plotly_chart(
+        components.chart(
             charts.distinctive_terms(distinctive, title="The filtered papers against the rest", limit=30),
-            config={"displayModeBar": False},
+            view,
+            name="distinctive-terms",
         )
 with right:
     # Topics and areas come from the analysis; without it only the corpus's own groups are left.

@@ -72,11 +72,12 @@ row = view.analysis.topics.loc[view.analysis.topics["topic"] == focus].iloc[0]
 left, right = st.columns(2)
 with left:
     weights = pd.Series({str(term): float(weight) for term, weight in list(row["top_terms"])[:15]})
-    st.plotly_chart(
+    components.chart(
         charts.top_counts(
             weights, title="Top terms and their weight", x_title="Weight in the topic", limit=15
         ),
-        config={"displayModeBar": False},
+        view,
+        name="topic-terms",
     )
 with right:
     st.markdown("**Most representative papers**")

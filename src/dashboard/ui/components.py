@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, export
+from dashboard import charts, export, figures
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
 from dashboard.ui import data, keys, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
@@ -28,16 +28,114 @@ DOWNLOAD_FORMATS: dict[str, str] = {"CSV": "csv", "JSON": "json", "Excel": "xlsx
 EAGER_DOWNLOAD_ROWS = 250
 
 
-def page_header(title: str, view: View, what: str = "") -> None:
-    """The page title and one line saying which papers it is about."""
-    st.title(title)
+def scope_line(view: View) -> str:
+    """Which papers a page shows, in words: the page header's line, and a saved chart's subtitle."""
     shown, total = int(view.mask.sum()), len(view.papers)
     scope = (
         f"all {total:,} papers"
         if view.filters.is_empty
         else f"{shown:,} of {total:,} papers ({view.describe()})"
     )
-    st.caption(escape_markdown(f"{what}{' — ' if what else ''}{scope} · corpus: {view.source.label}"))
+    return f"{scope} · corpus: {view.source.label}"
+
+
+def page_header(title: str, view: View, what: str = "") -> None:
+    """The page title and one line saying which papers it is about."""
+    st.title(title)
+    st.caption(escape_markdown(f"{what}{' — ' if what else ''}{scope_line(view)}"))
+
+
+# Plotly's toolbar stays hidden (its nine buttons were nine tab stops on every chart); the "Save"
+# control beside each chart takes a chart away, and the map keeps the buttons selecting needs.
+CHART_CONFIG: dict[str, Any] = {"displayModeBar": False}
+MAP_CONFIG: dict[str, Any] = {
+    "displaylogo": False,
+    "modeBarButtons": [["select2d", "lasso2d", "zoom2d", "pan2d", "resetScale2d"]],
+}
+
+
+def chart(
+    fig: Any,
+    view: View,
+    *,
+    name: str,
+    key: str | None = None,
+    config: Mapping[str, Any] | None = None,
+    **selection: Any,
+) -> Any:
+    """A Plotly chart with a small "Save" control under it (PNG at 2x and SVG, in the user's theme).
+
+    ``name`` names the saved file (with the filters, like every download) and keys the control;
+    ``selection`` goes to `st.plotly_chart` (``on_select``, ``selection_mode``). Returns its event.
+    """
+    event = st.plotly_chart(fig, key=key, config=dict(config or CHART_CONFIG), **selection)
+    save_chart(fig, view, name=name)
+    return event
+
+
+def save_chart(fig: Any, view: View, *, name: str) -> None:
+    """The "Save" popover of one chart: PNG (2x, for slides) and SVG, titled with what is filtered.
+
+    The file is drawn only on click (kaleido starts a headless browser: seconds, not every rerun).
+    """
+    theme = figures.theme_name(st.context.theme.type)
+    saved = figures.saved_figure(fig, what=scope_line(view), theme=theme)
+    row = st.container(horizontal=True, horizontal_alignment="right")
+    with row.popover("Save chart", type="tertiary", icon=":material/download:", help="PNG (2x) or SVG"):
+        for fmt in ("png", "svg"):
+            st.download_button(
+                "PNG (2x, for slides)" if fmt == "png" else "SVG (scalable)",
+                data=partial(_chart_file, saved, fmt),
+                file_name=view.file_name(name, fmt),
+                mime="image/png" if fmt == "png" else "image/svg+xml",
+                on_click="ignore",
+                key=f"{keys.SAVE_CHART}.{name}.{fmt}",
+                width="stretch",
+            )
+
+
+def _chart_file(fig: Any, fmt: figures.ImageFormat) -> bytes:
+    return figures.figure_image(fig, fmt)
+
+
+def report_button(view: View) -> None:
+    """"Download report": one self-contained HTML file of the current view (made on click)."""
+    st.download_button(
+        "Download report",
+        data=partial(_report_file, view, figures.theme_name(st.context.theme.type), _app_url()),
+        file_name=view.file_name("report", "html"),
+        mime="text/html",
+        icon=":material/summarize:",
+        on_click="ignore",
+        key=keys.REPORT,
+        width="stretch",
+        help="One HTML file with the headline numbers, the charts and the filtered papers; "
+        "it opens offline in any browser.",
+    )
+
+
+def _app_url() -> str:
+    try:
+        return str(st.context.url or "") or "http://localhost:8501/"
+    except Exception:  # no browser session (a bare script run)
+        return "http://localhost:8501/"
+
+
+def _report_file(view: View, theme: str, url: str) -> bytes:
+    from dashboard.report import ReportView, build_report
+    from dashboard.ui import data
+
+    analysis = view.analysis
+    report = ReportView(
+        papers=view.papers,
+        mask=view.mask.to_numpy(dtype=bool),
+        filters=view.filters,
+        topic_names=view.topic_names,
+        topics=analysis.topics if analysis is not None else None,
+        term_counts=data.term_counts(view.source.digest, 1, False, view.papers),
+        view_url=url,
+    )
+    return build_report(report, theme=theme).encode("utf-8")
 
 
 def empty_state(view: View, key: str, what: str = "papers") -> bool:
@@ -298,12 +396,13 @@ def topic_bars(view: View, key: str, *, title: str = "Papers per topic (click a 
     topics = view.analysis.topics[["topic", "label"]]
     fig = charts.topic_sizes(topics, counts, selected=view.filters.topic, title=title)
     lookup = [list(fig.data[0].customdata)]
-    st.plotly_chart(
+    chart(
         fig,
+        view,
+        name="topics",
         key=key,
         on_select=partial(_on_topic_pick, key, lookup),
         selection_mode="points",
-        config={"displayModeBar": False},
     )
 
 
@@ -544,9 +643,12 @@ def paper_map(view: View, key: str) -> None:
     fig.update_layout(dragmode="select")  # a drag selects papers (zoom and lasso stay in the toolbar)
     # The grey background trace has no ids: selecting its points picks nothing.
     lookup = [list(trace.customdata) if trace.customdata is not None else [] for trace in fig.data]
-    st.plotly_chart(
+    chart(
         fig,
+        view,
+        name="map",
         key=key,
+        config=MAP_CONFIG,
         on_select=partial(_on_map_pick, key, lookup),
         selection_mode=("points", "box", "lasso"),
     )

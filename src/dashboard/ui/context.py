@@ -20,7 +20,7 @@ import streamlit as st
 from dashboard.filters import Filters, facet_counts
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.ui import data, indexed, keys, sidebar
-from dashboard.ui.components import max_topics
+from dashboard.ui.components import max_topics, report_button
 from dashboard.ui.markup import STYLE, escape_markdown
 from dashboard.ui.url import read_filters
 
@@ -154,6 +154,8 @@ def page_context() -> View:
         topic_names=_topic_names(analysis) if analysis is not None else {},
     )
     sidebar.render(view, [*notices, *restricted])
+    with st.sidebar:
+        report_button(view)
     if problem:
         st.warning(escape_markdown(problem) + " The other pages still work.", icon=":material/warning:")
     return view

@@ -37,6 +37,8 @@ N_TOPICS: Final = "topics.n_topics"
 CLEAR_FILTERS: Final = "sidebar.clear_filters"
 
 # --- session state: page widgets -------------------------------------------------------------------
+SAVE_CHART: Final = "chart.save"  # + the chart's name and format: its PNG/SVG download buttons
+REPORT: Final = "sidebar.report"  # the "Download report" button
 PAPERS_TABLE: Final = "papers.table"  # + the filters' slug: a new selection per view
 PAPERS_CLEAR: Final = "papers.clear_filters"
 PAPERS_FORMAT: Final = "papers.download_format"
