@@ -156,7 +156,7 @@ def test_a_filter_goes_into_the_url_the_count_and_the_download_and_back_undoes_i
     assert int(grid.get_attribute("aria-rowcount")) == shown + 1
 
     with page.expect_download() as download_info:
-        page.locator('[data-testid="stDownloadButton"] button').first.click()
+        page.get_by_role("button", name=re.compile(r"^Download .* as CSV$")).first.click()
     download = download_info.value
     assert download.suggested_filename == "papers_q-model.csv"
     rows = pd.read_csv(io.BytesIO(Path(download.path()).read_bytes()), dtype=str, keep_default_na=False)
