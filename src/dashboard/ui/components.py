@@ -467,12 +467,13 @@ def filter_bars(
         limit=limit,
     )
     lookup = [list(fig.data[0].customdata)]
-    st.plotly_chart(
+    chart(
         fig,
+        view,
+        name=field,
         key=key,
         on_select=partial(_on_value_pick, key, field, lookup),
         selection_mode="points",
-        config={"displayModeBar": False},
     )
 
 
