@@ -93,9 +93,10 @@ group_by = st.segmented_control(
 )
 state_table = repos.state_counts(papers, in_view, repo_groupings.get(group_by or "", papers["venue"]))
 if len(state_table):
-    st.plotly_chart(
+    components.chart(
         charts.repo_states(state_table, title=f"Repository states, per {group_by or 'venue'}"),
-        config={"displayModeBar": False},
+        view,
+        name="repository-states",
     )
 repo_rows = repos.repository_rows(papers, in_view, repo_keys)
 if len(repo_rows):
