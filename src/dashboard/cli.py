@@ -40,13 +40,13 @@ Subparsers = Any  # argparse's _SubParsersAction is private; this is what add_*_
 # ------------------------------------------------------------------------------- shared by commands
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """The PATH... arguments every command that reads a corpus takes."""
+def add_input_arguments(parser: argparse.ArgumentParser, *, urls: bool = False) -> None:
+    """The PATH... arguments every command that reads a corpus takes (``urls``: fsspec URLs too)."""
     parser.add_argument(
         "paths",
         metavar="PATH",
         nargs="+",
-        type=Path,
+        type=str if urls else Path,
         help="corpus files or folders (.txt .md .json .jsonl .csv .tsv .parquet .xlsx, optionally .gz)",
     )
 
@@ -303,6 +303,15 @@ def positive_int(text: str) -> int:
     return value
 
 
+def dask_address(text: str) -> str:
+    """argparse type for --dask: ``local:N`` (N at least 1) or a scheduler address such as tcp://host:8786."""
+    if text.startswith("local:"):
+        positive_int(text.removeprefix("local:"))
+    elif "://" not in text and ":" not in text:
+        raise argparse.ArgumentTypeError(f"expected tcp://host:port or local:N, got {text!r}")
+    return text
+
+
 def add_index_command(subparsers: Subparsers) -> None:
     """``index PATH... --out DIR``: build the prebuilt index the app opens in seconds at any size."""
     parser = subparsers.add_parser(
@@ -312,8 +321,10 @@ def add_index_command(subparsers: Subparsers) -> None:
         "topics, research areas, the map, the Terms page's counts and the search index. Open it with "
         "`streamlit run app.py -- --corpus DIR`. Rebuilding into the same DIR replaces the old index.",
     )
-    add_input_arguments(parser)
-    parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="index directory to write")
+    add_input_arguments(parser, urls=True)
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="index directory to write (a path or an fsspec URL)"
+    )
     add_topic_arguments(parser)
     parser.add_argument(
         "--fit-size",
@@ -324,6 +335,14 @@ def add_index_command(subparsers: Subparsers) -> None:
     )
     parser.add_argument(
         "--workers", type=positive_int, default=None, metavar="N", help="processes that read and count (CPUs)"
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        type=dask_address,
+        help="run the maps on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for a "
+        "LocalCluster of N worker processes (needs pip install 'paper-dashboard[dask]')",
     )
     parser.set_defaults(run=run_index)
 
@@ -347,7 +366,8 @@ def run_index(args: argparse.Namespace) -> int:
             random_state=args.seed,
             fit_size=args.fit_size,
             workers=args.workers,
-            progress=lambda message: print(message, file=sys.stderr),
+            dask=args.dask,
+            progress=lambda message: print(message, file=sys.stderr, flush=True),
         )
     except IndexOutputError as error:
         print(f"paper-dashboard: {error}", file=sys.stderr)

@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import mmap
 import multiprocessing
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -414,13 +416,20 @@ def _read_topics(path: Path) -> pd.DataFrame:
 
 
 def read_report(path: str | Path) -> corpus.LoadReport:
-    """The load report kept in an index (``report.json`` of the directory ``path``)."""
+    """The load report kept in an index (``report.json`` of the directory ``path``, a path or URL)."""
+    from dashboard import locations
+
+    if locations.is_url(str(path)):
+        text = locations.read_text(str(path), "report.json")
+        return _read_report(f"{str(path).rstrip('/')}/report.json", text)
     return _read_report(Path(path) / "report.json")
 
 
-def _read_report(path: Path) -> corpus.LoadReport:
+def _read_report(path: Path | str, text: str | None = None) -> corpus.LoadReport:
     try:
-        files = json.loads(path.read_text(encoding="utf-8"))["files"]
+        if text is None:
+            text = Path(path).read_text(encoding="utf-8")
+        files = json.loads(text)["files"]
         return corpus.LoadReport(
             [
                 corpus.FileReport(
@@ -502,60 +511,230 @@ def _taxonomy_text(taxonomy: str | Path | None) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class _Part:
-    """One partition of the paper table, as the count step left it on disk."""
+    """One partition of the paper table, as the count step left it on disk (the client's copy)."""
 
     directory: Path
     rows: int
+    source: str = ""  # the input file it was cut from
+    first_row: int = 0  # its first paper's row in that file (0-based)
+
+    @property
+    def where(self) -> str:
+        """How an error names it: ``partition 00002-0001 (papers 50,001-100,000 of abstracts.jsonl)``."""
+        return partition_name(self.directory.name, self.source, self.first_row, self.rows)
+
+
+def partition_name(name: str, source: str, first_row: int, rows: int) -> str:
+    """A partition as messages name it: its folder name, its papers and the file they came from."""
+    return f"partition {name} (papers {first_row + 1:,}-{first_row + rows:,} of {source})"
+
+
+def read_partitions(source: str, partition_size: int) -> tuple[dict[str, Any], list[tuple[bytes, int]]]:
+    """Map step 0 for one file (a path or fsspec URL): load it, cut its table into partitions.
+
+    Returns the file's load report (as a dict) and each partition's paper table as Arrow IPC bytes with
+    its number of papers.
+    """
+    from dashboard import locations
+
+    try:
+        with locations.local_copy(source) as path:
+            result = corpus.load([path])
+        report = dataclasses.asdict(result.report.files[0]) if result.report.files else {}
+        papers = result.papers
+        starts = range(0, len(papers), partition_size)
+        chunks = (papers.iloc[start : start + partition_size] for start in starts)
+        tables = [(_arrow_bytes(table_to_arrow(chunk)), len(chunk)) for chunk in chunks]
+    except Exception as error:
+        raise IndexBuildError(f"reading {source} failed: {type(error).__name__}: {error}") from error
+    return report, tables
 
 
 def _read_file(task: tuple[str, int, str, int]) -> tuple[dict[str, Any], list[tuple[str, int]]]:
-    """Map step 0 for one file (in a worker process): load it and cut its table into partitions."""
+    """Map step 0 in a local worker process: `read_partitions`, each partition written to its folder."""
     path, number, work, partition_size = task
-    result = corpus.load([path])
-    report = dataclasses.asdict(result.report.files[0]) if result.report.files else {}
+    report, tables = read_partitions(path, partition_size)
     parts = []
-    papers = result.papers
-    for chunk, start in enumerate(range(0, len(papers), partition_size)):
+    for chunk, (table, rows) in enumerate(tables):
         directory = Path(work) / f"{number:05d}-{chunk:04d}"
         directory.mkdir(parents=True)
-        _write_arrow(table_to_arrow(papers.iloc[start : start + partition_size]), directory / "papers.arrow")
-        parts.append((str(directory), min(partition_size, len(papers) - start)))
+        (directory / "papers.arrow").write_bytes(table)
+        parts.append((str(directory), rows))
     return report, parts
 
 
-def _count_part(task: tuple[str, str, str]) -> None:
-    """Map step 1 for one partition (in a worker process): count it and write what it learnt."""
+COUNT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "method_names"]
+
+
+def count_files(papers_arrow: bytes, taxonomy_text: str, taxonomy_name: str, where: str) -> dict[str, bytes]:
+    """Map step 1 for one partition (its paper table as Arrow IPC bytes): the files of what it learnt.
+
+    The same bytes whoever runs it (a local worker process writes them to the partition's folder, a
+    Dask worker returns them); a failure names the partition (``where``).
+    """
     from dashboard import indexing  # scikit-learn only when building
 
-    directory, taxonomy_text, taxonomy_name = Path(task[0]), task[1], task[2]
-    papers = arrow_to_table(
-        _read_arrow(directory / "papers.arrow").select(
-            ["title", "title_is_derived", "abstract_clean", "method_names"]
-        )
-    )
-    counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
-    _write_arrow(pa.table({"term": pa.array(counts.vocabulary, type=_STR)}), directory / "vocabulary.arrow")
-    _save_csr_npz(directory / "abstract_counts.npz", counts.abstract_counts)
-    _save_csr_npz(directory / "topic_counts.npz", counts.topic_counts)
-    np.save(directory / "area_scores.npy", counts.area_scores)
-    _write_arrow(pa.table({"word": counts.words.words}), directory / "words.arrow")
-    np.savez(directory / "postings.npz", indptr=counts.words.indptr, indices=counts.words.indices)
-    np.save(directory / "odd_rows.npy", counts.words.odd_rows)
+    try:
+        table = pa.ipc.open_file(pa.BufferReader(papers_arrow)).read_all()
+        papers = arrow_to_table(table.select(COUNT_COLUMNS))
+        counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
+        return {
+            "vocabulary.arrow": _arrow_bytes(pa.table({"term": pa.array(counts.vocabulary, type=_STR)})),
+            "abstract_counts.npz": _npz_bytes(counts.abstract_counts),
+            "topic_counts.npz": _npz_bytes(counts.topic_counts),
+            "area_scores.npy": _npy_bytes(counts.area_scores),
+            "words.arrow": _arrow_bytes(pa.table({"word": counts.words.words})),
+            "postings.npz": _npy_bytes(indptr=counts.words.indptr, indices=counts.words.indices),
+            "odd_rows.npy": _npy_bytes(counts.words.odd_rows),
+        }
+    except Exception as error:
+        raise IndexBuildError(f"counting {where} failed: {type(error).__name__}: {error}") from error
 
 
-def _read_files(
-    items: list[Path | corpus.FileReport], work: Path, partition_size: int, pool: ProcessPoolExecutor | None
-) -> tuple[corpus.LoadReport, list[_Part]]:
-    tasks = [
-        (str(item), number, str(work), partition_size)
-        for number, item in enumerate(items)
-        if isinstance(item, Path)
-    ]
-    if pool is not None and len(tasks) > 1:
-        results = list(pool.map(_read_file, tasks))
+def _count_part(task: tuple[str, str, str, str]) -> None:
+    """Map step 1 in a local worker process: `count_files` of one partition, written to its folder."""
+    directory = Path(task[0])
+    files = count_files((directory / "papers.arrow").read_bytes(), task[1], task[2], task[3])
+    for name, data in files.items():
+        (directory / name).write_bytes(data)
+
+
+def _arrow_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue())
+
+
+def _npz_bytes(matrix: sp.csr_matrix) -> bytes:
+    buffer = io.BytesIO()
+    sp.save_npz(buffer, sp.csr_matrix(matrix), compressed=False)
+    return buffer.getvalue()
+
+
+def _npy_bytes(array: np.ndarray | None = None, **arrays: np.ndarray) -> bytes:
+    """One array as .npy bytes, or keyword arrays as .npz bytes."""
+    buffer = io.BytesIO()
+    if array is not None:
+        np.save(buffer, array)
     else:
-        results = [_read_file(task) for task in tasks]
-    by_item = iter(results)
+        np.savez(buffer, **arrays)  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class AssignInputs:
+    """What every assign task needs besides its partition: the vocabularies and the fitted model's parts.
+
+    ``transform`` is None when the model was fitted on every paper (then only term counts are remapped:
+    the model's own TF-IDF rows and topics are kept).
+    """
+
+    vocabularies: dict[int, pa.Array]
+    terms: np.ndarray
+    idf: np.ndarray
+    transform: Any  # indexing.TopicTransform | None (indexing is imported only when building)
+
+
+def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> dict[str, Any]:
+    """Map step 3 for one partition: Terms-page counts over the joint vocabularies, TF-IDF rows, topics.
+
+    ``counts`` maps the names of `count_files` to the files' bytes or paths. Returns ``terms/N`` (CSR
+    blocks), and unless the model saw every paper, ``tfidf`` and the arrays of `TopicTransform.assign`.
+    """
+    from dashboard import indexing
+
+    def source(name: str) -> Any:
+        value = counts[name]
+        return io.BytesIO(value) if isinstance(value, bytes) else value
+
+    try:
+        vocabulary_file = counts["vocabulary.arrow"]
+        vocabulary_table = (
+            pa.ipc.open_file(pa.BufferReader(vocabulary_file)).read_all()
+            if isinstance(vocabulary_file, bytes)
+            else _read_arrow(vocabulary_file)
+        )
+        vocabulary = vocabulary_table.column("term").to_pylist()
+        abstract_counts = sp.csr_matrix(sp.load_npz(source("abstract_counts.npz")))
+        out: dict[str, Any] = {}
+        for n in indexing.TERM_NGRAMS:
+            mapping = indexing.column_mapping(vocabulary, shared.vocabularies[n])
+            out[f"terms/{n}"] = indexing.remap_columns(abstract_counts, mapping, len(shared.vocabularies[n]))
+        if shared.transform is not None:
+            counts_matrix = indexing.remap_columns(
+                sp.csr_matrix(sp.load_npz(source("topic_counts.npz"))),
+                indexing.column_mapping(vocabulary, shared.terms),
+                len(shared.terms),
+            )
+            tfidf = indexing.tfidf_rows(counts_matrix, shared.idf)
+            out["tfidf"] = tfidf
+            out["assigned"] = shared.transform.assign(tfidf, np.load(source("area_scores.npy")))
+        return out
+    except Exception as error:
+        raise IndexBuildError(f"assigning {where} failed: {type(error).__name__}: {error}") from error
+
+
+class _LocalMaps:
+    """The maps in this machine's processes: a spawn pool of ``workers``, or this process alone."""
+
+    def __init__(self, workers: int) -> None:
+        # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
+        self.pool = (
+            ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            if workers > 1
+            else None
+        )
+        self.counting: list[Any] = []
+        self.tasks: list[tuple[str, str, str, str]] = []
+
+    def read(
+        self, items: Sequence[Any], work: Path, partition_size: int
+    ) -> tuple[corpus.LoadReport, list[_Part]]:
+        """Step 0 for every file: the load report and the partitions, written under ``work``."""
+        tasks = [
+            (str(item), number, str(work), partition_size)
+            for number, item in enumerate(items)
+            if not isinstance(item, corpus.FileReport)
+        ]
+        if self.pool is not None and len(tasks) > 1:
+            results = list(self.pool.map(_read_file, tasks))
+        else:
+            results = [_read_file(task) for task in tasks]
+        found = [[(Path(directory), rows) for directory, rows in item_parts] for _, item_parts in results]
+        return _collect_reads(items, [report for report, _ in results], found)
+
+    def start_counting(self, parts: list[_Part], taxonomy_text: str, taxonomy_name: str) -> None:
+        """Step 1 starts in the workers (so this process can fit meanwhile)."""
+        self.tasks = [(str(p.directory), taxonomy_text, taxonomy_name, p.where) for p in parts]
+        if self.pool is not None:
+            self.counting = [self.pool.submit(_count_part, task) for task in self.tasks]
+
+    def finish_counting(self) -> None:
+        """Step 1 done: every partition's count files are in its folder."""
+        if self.pool is None:
+            for task in self.tasks:
+                _count_part(task)
+        for future in self.counting:
+            future.result()
+
+    def assign(self, parts: list[_Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:
+        """Step 3 for each partition in order (in this process: it is matrix products on loaded data)."""
+        for part in parts:
+            names = ["vocabulary.arrow", "abstract_counts.npz", "topic_counts.npz", "area_scores.npy"]
+            yield assign_part({name: part.directory / name for name in names}, shared, part.where)
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+def _collect_reads(
+    items: Sequence[Any], reports: list[dict[str, Any]], found: list[list[tuple[Path, int]]]
+) -> tuple[corpus.LoadReport, list[_Part]]:
+    """The load report and partitions, in input order, from each read file's report and partitions."""
+    by_item = iter(zip(reports, found, strict=True))
     files: list[corpus.FileReport] = []
     parts: list[_Part] = []
     for item in items:
@@ -563,11 +742,15 @@ def _read_files(
             files.append(item)
             continue
         report, item_parts = next(by_item)
+        source = str(report.get("source") or item)
         if report:
             report["skipped"] = [corpus.Problem(**p) for p in report["skipped"]]
             report["warnings"] = [corpus.Problem(**p) for p in report["warnings"]]
             files.append(corpus.FileReport(**report))
-        parts.extend(_Part(Path(directory), rows) for directory, rows in item_parts)
+        first = 0
+        for directory, rows in item_parts:
+            parts.append(_Part(directory, rows, source, first))
+            first += rows
     return corpus.LoadReport(files), parts
 
 
@@ -738,16 +921,23 @@ def build_index(
     fit_size: int = DEFAULT_FIT_SIZE,
     partition_size: int = DEFAULT_PARTITION_SIZE,
     workers: int | None = None,
+    dask: str | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Build an index of the corpus at ``paths`` into the directory ``out``; returns its manifest.
 
     Files are counted in parallel (``workers``, default: the CPUs, one for a corpus under 8 MB), the
     topic model is fitted on at most ``fit_size`` papers and every other paper is assigned to its
-    topics. ``out`` is replaced only when it is an index already (or absent/empty); the new index
-    appears there complete or not at all. Call it under ``if __name__ == "__main__":`` in a script:
-    its worker processes are started with ``spawn``.
+    topics. With ``dask`` (a scheduler address ``tcp://host:8786``, or ``local:N`` for a LocalCluster of
+    N worker processes) the read, count and assign maps run as tasks of that cluster instead
+    (:mod:`dashboard.daskbuild`); the index is the same file for file. ``paths`` and ``out`` may be
+    fsspec URLs (:mod:`dashboard.locations`). ``out`` is replaced only when it is an index already (or
+    absent/empty); the new index is built in a temporary folder and appears there complete or not at
+    all. Call it under ``if __name__ == "__main__":`` in a script: worker processes are started with
+    ``spawn``.
     """
+    from dashboard import locations
+
     started = time.perf_counter()
     phases: dict[str, float] = {}
     clock = [started]
@@ -760,10 +950,12 @@ def build_index(
         if progress is not None:
             progress(f"{now - started:7.1f} s  {message}")
 
-    target = Path(out)
-    if target.exists() and not is_index(target) and (not target.is_dir() or any(target.iterdir())):
-        raise IndexOutputError(f"{target}: exists and is not an index; choose another --out or remove it")
-    items = corpus.input_files(paths)
+    remote_out = locations.is_url(str(out))
+    target: str | Path = str(out) if remote_out else Path(out)
+    _check_output(target)
+    remote_in = any(locations.is_url(str(p)) for p in paths)
+    sources: list[str | Path] = [str(p) if locations.is_url(str(p)) else Path(p) for p in paths]
+    items = locations.input_files(sources) if remote_in else corpus.input_files(sources)
     if workers is None:
         # Starting a worker process costs about two seconds: worth it only for a corpus of some size.
         size = sum(item.stat().st_size for item in items if isinstance(item, Path) and item.is_file())
@@ -771,39 +963,42 @@ def build_index(
     tax_text, tax_name = _taxonomy_text(taxonomy)
     tax = parse_taxonomy(tax_text, tax_name)
     settings = {"n_topics": n_topics, "random_state": random_state, "fit_size": fit_size}
-    work = target.with_name(f".{target.name}.partial-{os.getpid()}")
-    shutil.rmtree(work, ignore_errors=True)
+    if isinstance(target, Path):  # next to the target: the final rename stays on one filesystem
+        work = target.with_name(f".{target.name}.partial-{os.getpid()}")
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="paper-dashboard-index-")) / "index"
     (work / "parts").mkdir(parents=True)
-    pool = None
-    if workers > 1:
-        # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    maps: Any = None
     try:
+        if dask:
+            from dashboard.daskbuild import DaskMaps
+
+            maps = DaskMaps(dask, say)
+        else:
+            maps = _LocalMaps(workers)
         say("reading files")
-        report, parts = _read_files(items, work / "parts", partition_size, pool)
+        report, parts = maps.read(items, work / "parts", partition_size)
         n_papers = sum(p.rows for p in parts)
         if n_papers < 2:
             raise IndexBuildError(f"{n_papers} papers read ({report.summary()}): an index needs at least two")
         ids = _unique_ids(parts, report)
         # The count map runs in the workers while this process fits the topic model.
-        tasks = [(str(part.directory), tax_text, tax_name) for part in parts]
-        counting = [pool.submit(_count_part, task) for task in tasks] if pool is not None else []
+        maps.start_counting(parts, tax_text, tax_name)
         say(
             f"counting terms of {n_papers:,} papers; fitting topics on {min(n_papers, fit_size):,} of them",
             finished="read",
         )
         model, fit_rows = _fit(parts, n_papers, settings, tax)
-        if pool is None:
-            for task in tasks:
-                _count_part(task)
-        for future in counting:
-            future.result()
+        maps.finish_counting()
         say("assigning topics, writing the table, term counts and search index", finished="count and fit")
-        manifest = _write_index(work, parts, ids, model, fit_rows, tax, report)
+        manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps)
+        maps.close()
+        maps = None
         manifest.update(
             {
-                "corpus_digest": corpus.digest_paths(paths),
-                "sources": [str(p) for p in paths],
+                "corpus_digest": locations.digest(items) if remote_in else corpus.digest_paths(sources),
+                "sources": [str(p) for p in sources],
                 "taxonomy": tax_name,
                 "settings": settings,
                 "report_summary": report.summary(),
@@ -822,6 +1017,7 @@ def build_index(
         manifest["phases"] = phases
         manifest["build_seconds"] = round(time.perf_counter() - started, 2)
         manifest["built_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        manifest["built_with"] = f"dask {dask}" if dask else f"{workers} local process{'es' * (workers > 1)}"
         manifest = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -830,17 +1026,38 @@ def build_index(
         }
         manifest["digest"] = _manifest_digest(manifest)
         (work / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=False), encoding="utf-8")
-        if target.exists():
-            shutil.rmtree(target)
-        work.rename(target)
+        if isinstance(target, Path):
+            locations.replace_directory(work, target)
+        else:
+            say(f"uploading to {target}")
+            locations.publish(work, target, MANIFEST)
+            shutil.rmtree(work.parent, ignore_errors=True)
     except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work if isinstance(target, Path) else work.parent, ignore_errors=True)
         raise
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        if maps is not None:
+            maps.close()
     say(f"index written to {target}")
     return manifest
+
+
+def _check_output(target: str | Path) -> None:
+    """IndexOutputError when ``target`` exists and is neither an index nor an empty folder."""
+    from dashboard import locations
+
+    if isinstance(target, Path):
+        if target.exists() and not is_index(target) and (not target.is_dir() or any(target.iterdir())):
+            raise IndexOutputError(f"{target}: exists and is not an index; choose another --out or remove it")
+        return
+    if not locations.exists(target):
+        return
+    try:
+        is_ours = json.loads(locations.read_text(target, MANIFEST)).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        is_ours = False
+    if not is_ours:
+        raise IndexOutputError(f"{target}: exists and is not an index; choose another --out or remove it")
 
 
 def _write_index(
@@ -851,8 +1068,10 @@ def _write_index(
     fit_rows: np.ndarray,
     taxonomy: Taxonomy,
     report: corpus.LoadReport,
+    maps: Any,
 ) -> dict[str, Any]:
-    """Step 3 and the writes: assign every partition, then the map, the table and the reductions."""
+    """Step 3 and the writes: assign every partition (``maps.assign``), then the map, the table and the
+    reductions."""
     from dashboard import indexing
 
     n_papers = len(ids)
@@ -876,26 +1095,18 @@ def _write_index(
     in_sample[fit_rows] = True
     sample_position = np.full(n_papers, -1, dtype=np.int64)
     sample_position[fit_rows] = np.arange(len(fit_rows))
+    shared = AssignInputs(vocabularies, np.asarray(terms, dtype=object), np.asarray(idf), transform)
     start = 0
-    for part in parts:
+    for part, blocks in zip(parts, maps.assign(parts, shared), strict=True):
         rows = np.arange(start, start + part.rows)
-        vocabulary = _read_arrow(part.directory / "vocabulary.arrow").column("term").to_pylist()
-        abstract_counts = _load_npz(part.directory / "abstract_counts.npz")
         for n in indexing.TERM_NGRAMS:
-            mapping = indexing.column_mapping(vocabulary, vocabularies[n])
-            term_writers[n].append(indexing.remap_columns(abstract_counts, mapping, len(vocabularies[n])))
+            term_writers[n].append(blocks[f"terms/{n}"])
         scores[rows] = np.load(part.directory / "area_scores.npy")
         if whole:
             tfidf_writer.append(model.tfidf_[rows])
         else:
-            counts = indexing.remap_columns(
-                _load_npz(part.directory / "topic_counts.npz"),
-                indexing.column_mapping(vocabulary, terms),
-                len(terms),
-            )
-            tfidf = indexing.tfidf_rows(counts, idf)
-            tfidf_writer.append(tfidf)
-            assigned = transform.assign(tfidf, scores[rows])  # type: ignore[union-attr]
+            tfidf_writer.append(blocks["tfidf"])
+            assigned = blocks["assigned"]
             lsa[rows] = assigned["lsa"]
             embedding[rows] = assigned["embedding"]
             doc_topic[rows] = assigned["doc_topic"]
