@@ -44,7 +44,7 @@ from dashboard.index import (
     read_partitions,
 )
 
-__all__ = ["DaskMaps", "parse_address"]
+__all__ = ["DaskMaps", "parse_address", "start_local_cluster"]
 
 RETRIES = 2  # a task that raises is run again this many times (a flaky read of a URL, say)
 
@@ -63,6 +63,23 @@ def parse_address(address: str) -> tuple[str, int | None]:
     return address, None
 
 
+def start_local_cluster(n_workers: int) -> Any:
+    """The LocalCluster of ``local:N``: N worker processes of one thread each, dashboard on a free port.
+
+    One thread per worker: the tasks are pure Python and NumPy holding the GIL, so processes are what
+    runs them in parallel. Each worker's memory limit is Dask's default share of this machine's memory.
+    """
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",  # any free port: never clash with another cluster's 8787
+        silence_logs=logging.ERROR,
+    )
+
+
 def _pick(read: tuple[dict[str, Any], list[tuple[bytes, int]]], chunk: int) -> bytes:
     """One partition's paper table out of a read task's result (runs where the result is)."""
     return read[1][chunk][0]
@@ -77,7 +94,7 @@ class DaskMaps:
 
     def __init__(self, address: str, say: Callable[[str], None], retries: int = RETRIES) -> None:
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError:
             raise IndexBuildError(
                 "--dask needs dask and distributed: pip install 'paper-dashboard[dask]'"
@@ -89,13 +106,7 @@ class DaskMaps:
         self.cluster = None
         try:
             if n_workers is not None:
-                self.cluster = LocalCluster(
-                    n_workers=n_workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",  # any free port: never clash with another cluster's 8787
-                    silence_logs=logging.ERROR,
-                )
+                self.cluster = start_local_cluster(n_workers)
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(where, timeout="30s")
