@@ -23,10 +23,21 @@ SEEDS = REPO / "seeds"
 # Small partitions and a small fit sample, so the seeds have many partitions and most papers go
 # through the assign map (TopicTransform) on the workers, not only the fitted model's rows.
 SAMPLED = {"partition_size": 10, "fit_size": 40}
+# Worker processes are spawned, and a spawned child runs the parent's __main__ again. Streamlit's
+# AppTest (other test modules) leaves app.py as __main__; keep pytest's, as it was at collection.
+PYTEST_MAIN = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def pytest_main():
+    previous = sys.modules["__main__"]
+    sys.modules["__main__"] = PYTEST_MAIN
+    yield
+    sys.modules["__main__"] = previous
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(pytest_main):
     """Two worker processes; a task may kill its worker once and is still run (allowed-failures 1)."""
     import cloudpickle
     import dask
