@@ -31,7 +31,8 @@ def main(paths: list[str]) -> None:
         seconds = time.perf_counter() - start
         path = out / f"report-{name.replace('=', '-')}.html"
         path.write_text(html, encoding="utf-8")
-        print(f"{name:>12}: {len(html.encode()) / 1e6:5.2f} MB in {seconds:5.1f} s (analysis included) -> {path}")
+        size = len(html.encode()) / 1e6
+        print(f"{name:>12}: {size:5.2f} MB in {seconds:5.1f} s (analysis included) -> {path}")
 
 
 if __name__ == "__main__":
