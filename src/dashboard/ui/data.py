@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,12 +26,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import analysis, charts, corpus, filters, links, terms
+from dashboard import analysis, charts, corpus, diskcache, filters, links, terms
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck.store import Store, StoreError
 from dashboard.ui import indexed, tables
 
 T = TypeVar("T")
+LOG = logging.getLogger(__name__)
 ENV_CORPUS = "PAPER_DASHBOARD_CORPUS"
 SEEDS_DIR = Path(__file__).resolve().parents[3] / "seeds"
 
@@ -109,7 +111,25 @@ def paths_source(paths: Sequence[str], origin: str) -> CorpusSource:
         label = describe_paths(paths, origin) + " (index)"
         return CorpusSource(label=label, digest=index_digest, paths=tuple(paths))
     digest = _paths_digest(_stat_signature(paths), tuple(paths))
+    if diskcache.wanted(paths):
+        entry = _disk_cached(digest, tuple(paths))
+        cached_digest = indexed.digest_of(entry) if entry is not None else None
+        if entry is not None and cached_digest is not None:
+            label = describe_paths(paths, origin) + " (analysis cached on disk)"
+            return CorpusSource(label=label, digest=cached_digest, paths=(entry,))
     return CorpusSource(label=describe_paths(paths, origin), digest=digest, paths=tuple(paths))
+
+
+@st.cache_resource(
+    show_spinner="Analysing this corpus once; the result is kept on disk for the next start…", max_entries=8
+)
+def _disk_cached(digest: str, _paths: tuple[str, ...]) -> str | None:
+    """The disk-cached index of a large raw corpus (built once per server); None to analyse in memory."""
+    try:
+        return str(diskcache.cached_index(_paths, digest))
+    except (diskcache.CacheError, OSError) as error:
+        LOG.warning("no disk cache for this corpus, analysing it in memory: %s", error)
+        return None
 
 
 def uploads_source(files: Sequence[tuple[str, bytes]]) -> CorpusSource:

@@ -1,0 +1,226 @@
+"""The analysis of a large raw-file corpus, kept on disk so a server restart does not redo it.
+
+A raw corpus of `MIN_BYTES` or more is turned into a prebuilt index (the format of
+:mod:`dashboard.index`) in a cache directory, once; every later server start opens that index
+(memory-mapped) instead of reading and analysing the files again. Smaller corpora are analysed in
+memory as before: they take seconds, and the index would change nothing a user sees.
+
+- **Where:** ``PAPER_DASHBOARD_CACHE_DIR``, else ``$XDG_CACHE_HOME/paper-dashboard/analysis``, else
+  ``~/.cache/paper-dashboard/analysis``.
+- **Keyed** on the corpus digest (its bytes), the build settings and the index format: a changed file
+  changes the key, and the old entry is left for eviction.
+- **Never trusted blindly:** an entry is used only when its manifest reads, names this corpus, and
+  every file matches its size and SHA-256; otherwise it is moved aside and rebuilt.
+- **Written atomically:** the build goes to a temporary directory, renamed into place when complete;
+  when two servers build the same entry at once, the first rename wins and the other's copy is dropped.
+- **Switched off** with ``PAPER_DASHBOARD_CACHE_DIR=none``; ``PAPER_DASHBOARD_CACHE_MIN_MB`` moves the
+  size from which a corpus is cached (default 8 MB). Uploads are never written to disk.
+- **Bounded:** ``PAPER_DASHBOARD_CACHE_MAX_MB`` (default 4,096 MB) in all; after a write the least
+  recently used entries are removed until the rest fits (the entry just written is kept).
+
+The build runs ``paper-dashboard index`` in a child process, so the server's own threads (other
+sessions) keep their speed while it works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from dashboard import corpus
+from dashboard import index as paper_index
+
+ENV_CACHE_DIR = "PAPER_DASHBOARD_CACHE_DIR"
+ENV_CACHE_MAX_MB = "PAPER_DASHBOARD_CACHE_MAX_MB"
+ENV_CACHE_MIN_MB = "PAPER_DASHBOARD_CACHE_MIN_MB"
+DEFAULT_MAX_BYTES = 4096 << 20
+MIN_BYTES = paper_index.SMALL_CORPUS_BYTES
+LAST_USED = ".last-used"
+BUILD_TIMEOUT_S = 6 * 3600
+
+Builder = Callable[[Sequence[str], Path], None]
+
+
+class CacheError(Exception):
+    """The cache could not give an index (the build failed); the message says why."""
+
+
+def enabled(environ: Mapping[str, str] = os.environ) -> bool:
+    """False when ``PAPER_DASHBOARD_CACHE_DIR`` is ``none`` (a deployment that must not write to disk)."""
+    return environ.get(ENV_CACHE_DIR, "").strip().lower() != "none"
+
+
+def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
+    """The cache directory (see the module docstring for the order)."""
+    if environ.get(ENV_CACHE_DIR, "").strip():
+        return Path(environ[ENV_CACHE_DIR]).expanduser()
+    base = environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base) / "paper-dashboard" / "analysis"
+
+
+def max_bytes(environ: Mapping[str, str] = os.environ) -> int:
+    """The cache's size limit in bytes (``PAPER_DASHBOARD_CACHE_MAX_MB``; a bad value keeps the default)."""
+    try:
+        return max(0, int(float(environ.get(ENV_CACHE_MAX_MB, "")) * (1 << 20)))
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+
+
+def min_bytes(environ: Mapping[str, str] = os.environ) -> int:
+    """Input size from which a raw corpus is cached (``PAPER_DASHBOARD_CACHE_MIN_MB``, default 8 MB)."""
+    try:
+        return max(0, int(float(environ.get(ENV_CACHE_MIN_MB, "")) * (1 << 20)))
+    except ValueError:
+        return MIN_BYTES
+
+
+def wanted(paths: Sequence[str | Path], environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether a raw corpus is worth an index on disk: caching is on and the input is `min_bytes` or more."""
+    if not enabled(environ):
+        return False
+    size = 0
+    for item in corpus.input_files(paths):
+        if isinstance(item, Path):
+            try:
+                size += item.stat().st_size
+            except OSError:
+                continue
+    return size >= min_bytes(environ)
+
+
+def entry_name(digest: str, settings: Mapping[str, object] | None = None) -> str:
+    """The directory name of a corpus's entry: its digest, the settings and the index format."""
+    key = json.dumps(
+        {"digest": digest, "settings": dict(settings or {}), "format": paper_index.FORMAT_VERSION},
+        sort_keys=True,
+    )
+    return "index-" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def is_valid(entry: Path, digest: str) -> bool:
+    """True when ``entry`` is a complete index of the corpus ``digest`` whose files match their checksums."""
+    if not paper_index.is_index(entry):
+        return False
+    try:
+        manifest = paper_index.read_manifest(entry)
+        if manifest.get("corpus_digest") != digest:
+            return False
+        paper_index.check_files(entry, manifest, verify=True)
+    except paper_index.IndexFormatError:
+        return False
+    return True
+
+
+def build_with_cli(paths: Sequence[str], out: Path) -> None:
+    """Build the index of ``paths`` into ``out`` with ``paper-dashboard index`` in a child process."""
+    command = [sys.executable, "-m", "dashboard.cli", "index", *map(str, paths), "--out", str(out)]
+    try:
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired as error:
+        raise CacheError(f"building the analysis took over {BUILD_TIMEOUT_S} s; stopped") from error
+    if finished.returncode not in (0, 1) or not paper_index.is_index(out):  # 1: some records skipped
+        last = " / ".join((finished.stderr or "").strip().splitlines()[-3:]) or f"exit {finished.returncode}"
+        raise CacheError(f"the analysis could not be built: {last}")
+
+
+def cached_index(
+    paths: Sequence[str],
+    digest: str,
+    *,
+    root: Path | None = None,
+    limit: int | None = None,
+    build: Builder = build_with_cli,
+) -> Path:
+    """The index directory of the corpus at ``paths`` (content digest ``digest``), built once if needed.
+
+    Raises CacheError when the build fails (the caller falls back to analysing in memory).
+    """
+    root = cache_root() if root is None else root
+    root.mkdir(parents=True, exist_ok=True)
+    entry = root / entry_name(digest)
+    if is_valid(entry, digest):
+        touch(entry)
+        return entry
+    if entry.exists():  # damaged, half-removed or of another corpus: move it aside, never reuse it
+        _discard(entry)
+    work = root / f".building-{entry.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        build(paths, work)
+        if not is_valid(work, digest):
+            raise CacheError(f"the analysis built into {work} does not match its own manifest")
+        touch(work)
+        try:
+            work.rename(entry)
+        except OSError:
+            # Another process renamed its copy into place first: keep that one if it is sound.
+            if not is_valid(entry, digest):
+                raise
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    evict(root, max_bytes() if limit is None else limit, keep=entry)
+    return entry
+
+
+def touch(entry: Path) -> None:
+    """Mark ``entry`` as used now (least-recently-used eviction reads this)."""
+    with contextlib.suppress(OSError):  # a read-only cache still serves; it only cannot order its entries
+        (entry / LAST_USED).write_text(f"{time.time():.3f}\n", encoding="utf-8")
+
+
+def last_used(entry: Path) -> float:
+    """When ``entry`` was last used (its mark, else the directory's time)."""
+    try:
+        return float((entry / LAST_USED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        try:
+            return entry.stat().st_mtime
+        except OSError:
+            return 0.0
+
+
+def entry_bytes(entry: Path) -> int:
+    """Bytes of every file under ``entry``."""
+    total = 0
+    for file in entry.rglob("*"):
+        try:
+            total += file.stat().st_size if file.is_file() else 0
+        except OSError:
+            continue
+    return total
+
+
+def evict(root: Path, limit: int, *, keep: Path | None = None) -> list[Path]:
+    """Remove the least recently used entries until the cache fits ``limit`` bytes; returns those removed."""
+    entries = [p for p in root.glob("index-*") if p.is_dir()]
+    sizes = {entry: entry_bytes(entry) for entry in entries}
+    total = sum(sizes.values())
+    removed: list[Path] = []
+    for entry in sorted(entries, key=last_used):
+        if total <= limit:
+            break
+        if keep is not None and entry == keep:
+            continue
+        _discard(entry)
+        total -= sizes[entry]
+        removed.append(entry)
+    return removed
+
+
+def _discard(entry: Path) -> None:
+    """Move ``entry`` aside (one atomic rename, so no reader sees half of it), then delete it."""
+    trash = entry.with_name(f".trash-{entry.name}-{uuid.uuid4().hex[:8]}")
+    try:
+        entry.rename(trash)
+    except OSError:
+        return  # gone already (another process discarded it)
+    shutil.rmtree(trash, ignore_errors=True)

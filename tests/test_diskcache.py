@@ -1,0 +1,155 @@
+"""The disk cache of a raw corpus's analysis: built once, reused, never trusted when damaged, bounded."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from conftest import SEEDS_DIR
+
+from dashboard import corpus, diskcache
+from dashboard.index import build_index, read_manifest
+
+
+class CountingBuilder:
+    """Builds the real index in this process, counting how often it is asked to."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, paths: Sequence[str], out: Path) -> None:
+        self.calls += 1
+        build_index(paths, out, workers=1)
+
+
+@pytest.fixture(scope="module")
+def digest() -> str:
+    return corpus.digest_paths([str(SEEDS_DIR)])
+
+
+def test_an_entry_is_built_once_then_reused(tmp_path: Path, digest: str) -> None:
+    build = CountingBuilder()
+    first = diskcache.cached_index([str(SEEDS_DIR)], digest, root=tmp_path, build=build)
+    second = diskcache.cached_index([str(SEEDS_DIR)], digest, root=tmp_path, build=build)
+    assert first == second and build.calls == 1
+    assert diskcache.is_valid(first, digest)
+    assert read_manifest(first)["corpus_digest"] == digest
+    assert [p.name for p in tmp_path.iterdir()] == [first.name]  # no temporary directory left behind
+
+
+def test_a_tampered_entry_is_rebuilt_not_trusted(tmp_path: Path, digest: str) -> None:
+    build = CountingBuilder()
+    entry = diskcache.cached_index([str(SEEDS_DIR)], digest, root=tmp_path, build=build)
+    victim = max(
+        (p for p in entry.rglob("*") if p.is_file() and p.name != "manifest.json"), key=os.path.getsize
+    )
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size, other content: only the checksum can tell
+    victim.write_bytes(bytes(data))
+    assert not diskcache.is_valid(entry, digest)
+    again = diskcache.cached_index([str(SEEDS_DIR)], digest, root=tmp_path, build=build)
+    assert build.calls == 2 and again == entry and diskcache.is_valid(again, digest)
+
+
+def test_a_half_written_or_foreign_entry_is_rebuilt(tmp_path: Path, digest: str) -> None:
+    build = CountingBuilder()
+    entry = tmp_path / diskcache.entry_name(digest)
+    (entry / "table").mkdir(parents=True)
+    (entry / "table" / "papers.arrow").write_bytes(b"half")  # no manifest: a build that never finished
+    result = diskcache.cached_index([str(SEEDS_DIR)], digest, root=tmp_path, build=build)
+    assert build.calls == 1 and diskcache.is_valid(result, digest)
+    # An entry of another corpus under this name (a hash collision, a copied folder) is not used either.
+    assert not diskcache.is_valid(result, "0" * 64)
+
+
+def test_a_changed_file_gives_another_entry(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    shutil.copytree(SEEDS_DIR, folder)
+    before = corpus.digest_paths([str(folder)])
+    first = next(folder.iterdir())
+    first.write_text(
+        first.read_text(encoding="utf-8") + "\nOne more abstract about graphs.\n", encoding="utf-8"
+    )
+    after = corpus.digest_paths([str(folder)])
+    assert before != after
+    assert diskcache.entry_name(before) != diskcache.entry_name(after)
+
+
+def _build_in_child(root: str, digest: str, queue: multiprocessing.Queue) -> None:
+    queue.put(str(diskcache.cached_index([str(SEEDS_DIR)], digest, root=Path(root))))
+
+
+def test_two_servers_building_at_once_leave_one_sound_entry(tmp_path: Path, digest: str) -> None:
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    children = [
+        context.Process(target=_build_in_child, args=(str(tmp_path), digest, queue)) for _ in range(2)
+    ]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(timeout=300)
+        assert child.exitcode == 0
+    results = {queue.get(timeout=5) for _ in children}
+    assert len(results) == 1
+    entry = Path(results.pop())
+    assert diskcache.is_valid(entry, digest)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [entry.name]  # the loser's copy was dropped
+
+
+def _fake_entry(root: Path, name: str, size: int, used: float) -> Path:
+    entry = root / f"index-{name}"
+    entry.mkdir()
+    (entry / "data.bin").write_bytes(b"x" * size)
+    (entry / diskcache.LAST_USED).write_text(str(used))
+    return entry
+
+
+def test_least_recently_used_entries_go_first_and_the_new_one_stays(tmp_path: Path) -> None:
+    old = _fake_entry(tmp_path, "old", 400, used=1.0)
+    middle = _fake_entry(tmp_path, "middle", 400, used=2.0)
+    new = _fake_entry(tmp_path, "new", 400, used=0.5)  # just written, but its mark is older
+    removed = diskcache.evict(tmp_path, limit=900, keep=new)
+    assert removed == [old]
+    assert middle.exists() and new.exists()
+    assert diskcache.evict(tmp_path, limit=10_000) == []
+
+
+def test_settings_from_the_environment(tmp_path: Path) -> None:
+    assert diskcache.cache_root({"PAPER_DASHBOARD_CACHE_DIR": str(tmp_path)}) == tmp_path
+    assert diskcache.cache_root({"XDG_CACHE_HOME": "/c"}) == Path("/c/paper-dashboard/analysis")
+    assert not diskcache.wanted(
+        [str(SEEDS_DIR)], {"PAPER_DASHBOARD_CACHE_DIR": "none", "PAPER_DASHBOARD_CACHE_MIN_MB": "0"}
+    )
+    assert diskcache.wanted([str(SEEDS_DIR)], {"PAPER_DASHBOARD_CACHE_MIN_MB": "0"})
+    assert not diskcache.wanted([str(SEEDS_DIR)], {})  # the seeds are far below 8 MB
+    assert diskcache.max_bytes({"PAPER_DASHBOARD_CACHE_MAX_MB": "2"}) == 2 << 20
+    assert diskcache.max_bytes({"PAPER_DASHBOARD_CACHE_MAX_MB": "lots"}) == diskcache.DEFAULT_MAX_BYTES
+
+
+def test_the_app_opens_a_large_corpus_from_the_disk_cache_on_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE_MIN_MB", "0")  # the seeds count as large here
+    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    at = AppTest.from_file(app, default_timeout=180).run()
+    assert not at.exception
+    entries = [p for p in tmp_path.iterdir() if p.name.startswith("index-")]
+    assert len(entries) == 1
+    built = (entries[0] / "manifest.json").stat().st_mtime_ns
+    assert any("analysis cached on disk" in e.label for e in at.sidebar.expander)
+    import streamlit as st
+
+    st.cache_resource.clear()  # as a restarted server: nothing in memory
+    st.cache_data.clear()
+    again = AppTest.from_file(app, default_timeout=180).run()
+    assert not again.exception
+    assert (entries[0] / "manifest.json").stat().st_mtime_ns == built  # opened, not rebuilt
+    assert any("57 papers" in e.label for e in again.sidebar.expander)
