@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,3 +38,16 @@ def corpora_dir() -> Path:
             f"real corpora not found at {CORPORA_DIR} (they live in ../shared/corpora, outside the repo)"
         )
     return CORPORA_DIR
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_disk_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every app the tests start keeps its disk cache in a fresh folder, never in the user's own."""
+    folder = tmp_path_factory.mktemp("analysis-cache")
+    before = os.environ.get("PAPER_DASHBOARD_CACHE_DIR")
+    os.environ["PAPER_DASHBOARD_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("PAPER_DASHBOARD_CACHE_DIR", None)
+    else:
+        os.environ["PAPER_DASHBOARD_CACHE_DIR"] = before
