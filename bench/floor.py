@@ -31,8 +31,9 @@ CHART_SEEN = "() => !!document.querySelector('[data-testid=\"stPlotlyChart\"] .m
 def start(script: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     command = [
-        sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
+        "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
@@ -79,9 +80,8 @@ def main(argv: list[str] | None = None) -> int:
                         count, chart = visit(browser, url)
                         times.setdefault((name, state, "count"), []).append(count)
                         times.setdefault((name, state, "chart"), []).append(chart)
-                        print(
-                            f"try {attempt} {name:>9} {state}: N of M {count:5.2f} s, first chart {chart:5.2f} s"
-                        )
+                        seen = f"N of M {count:5.2f} s, first chart {chart:5.2f} s"
+                        print(f"try {attempt} {name:>9} {state}: {seen}")
                 finally:
                     process.terminate()
                     process.wait(timeout=20)
