@@ -153,3 +153,39 @@ def test_the_app_opens_a_large_corpus_from_the_disk_cache_on_the_next_start(
     assert not again.exception
     assert (entries[0] / "manifest.json").stat().st_mtime_ns == built  # opened, not rebuilt
     assert any("57 papers" in e.label for e in again.sidebar.expander)
+
+
+def test_a_build_ends_when_the_server_that_started_it_ends(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "never"
+    code = (
+        "import sys, pathlib; from dashboard import diskcache; "
+        "diskcache.build_with_cli([sys.argv[1]], pathlib.Path(sys.argv[2]))"
+    )
+    server = subprocess.Popen([sys.executable, "-c", code, str(SEEDS_DIR), str(out)])
+
+    def builds() -> list[str]:
+        found = []
+        for status in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                command = status.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if str(out) in command and "index" in command:
+                found.append(command)
+        return found
+
+    deadline = time.monotonic() + 60
+    while not builds() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert builds(), "the build child started"
+    time.sleep(3)  # let it get past its start-up, as a build in progress
+    server.kill()
+    server.wait()
+    deadline = time.monotonic() + 30
+    while builds() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert builds() == []

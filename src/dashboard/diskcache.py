@@ -120,9 +120,28 @@ def is_valid(entry: Path, digest: str) -> bool:
     return True
 
 
+# The child asks Linux to end it when the server that started it ends (PR_SET_PDEATHSIG, kept across
+# exec), then runs the CLI: a stopped server leaves no build running. Elsewhere the timeout bounds it.
+_CHILD = (
+    "import os, signal, sys\n"
+    "try:\n"
+    "    import ctypes; ctypes.CDLL(None).prctl(1, signal.SIGTERM)\n"
+    "except Exception:\n"
+    "    pass\n"
+    "if str(os.getppid()) != sys.argv.pop(1):\n"  # the server ended before the line above ran
+    "    sys.exit(3)\n"
+    "from dashboard.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
 def build_with_cli(paths: Sequence[str], out: Path) -> None:
-    """Build the index of ``paths`` into ``out`` with ``paper-dashboard index`` in a child process."""
-    command = [sys.executable, "-m", "dashboard.cli", "index", *map(str, paths), "--out", str(out)]
+    """Build the index of ``paths`` into ``out`` with ``paper-dashboard index`` in a child process.
+
+    The child ends with the server (a stopped server leaves no build running) and after
+    `BUILD_TIMEOUT_S` at the latest; what it wrote is then removed by `cached_index`.
+    """
+    command = [sys.executable, "-c", _CHILD, str(os.getpid()), "index", *map(str, paths), "--out", str(out)]
     try:
         finished = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     except subprocess.TimeoutExpired as error:
