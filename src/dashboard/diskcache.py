@@ -31,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -142,13 +143,16 @@ def build_with_cli(paths: Sequence[str], out: Path) -> None:
     `BUILD_TIMEOUT_S` at the latest; what it wrote is then removed by `cached_index`.
     """
     command = [sys.executable, "-c", _CHILD, str(os.getpid()), "index", *map(str, paths), "--out", str(out)]
-    try:
-        finished = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
-    except subprocess.TimeoutExpired as error:
-        raise CacheError(f"building the analysis took over {BUILD_TIMEOUT_S} s; stopped") from error
-    if finished.returncode not in (0, 1) or not paper_index.is_index(out):  # 1: some records skipped
-        last = " / ".join((finished.stderr or "").strip().splitlines()[-3:]) or f"exit {finished.returncode}"
-        raise CacheError(f"the analysis could not be built: {last}")
+    # Its messages go to a file, not a pipe: the build's life must not hang on anyone reading them.
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        try:
+            code = subprocess.run(command, stdout=log, stderr=log, timeout=BUILD_TIMEOUT_S).returncode
+        except subprocess.TimeoutExpired as error:
+            raise CacheError(f"building the analysis took over {BUILD_TIMEOUT_S} s; stopped") from error
+        if code not in (0, 1) or not paper_index.is_index(out):  # 1: built, some records skipped
+            log.seek(0)
+            last = " / ".join(log.read().strip().splitlines()[-3:]) or f"exit {code}"
+            raise CacheError(f"the analysis could not be built: {last}")
 
 
 def cached_index(
