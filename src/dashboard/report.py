@@ -149,9 +149,8 @@ def report_charts(view: ReportView) -> list[Chart]:
             )
     if "code_status" in shown:
         statuses = shown["code_status"]
-        found.append(
-            Chart(charts.code_status_bars(statuses), _top_summary("Code status", statuses.value_counts()))
-        )
+        counted = statuses.value_counts().rename(index=lambda status: str(status).replace("_", " "))
+        found.append(Chart(charts.code_status_bars(statuses), _top_summary("Code status", counted)))
     trend = _topic_share_by_year(shown, view.topic_names)
     if trend is not None:
         found.append(trend)
