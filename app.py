@@ -15,6 +15,7 @@ page = st.navigation(
         st.Page(PAGES / "papers.py", title="Papers", icon=":material/article:"),
         st.Page(PAGES / "topics.py", title="Topics", icon=":material/bubble_chart:"),
         st.Page(PAGES / "terms.py", title="Terms", icon=":material/text_fields:"),
+        st.Page(PAGES / "trends.py", title="Trends", icon=":material/trending_up:"),
         st.Page(PAGES / "links.py", title="Links & code", icon=":material/link:"),
         st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare:"),
     ]

@@ -163,3 +163,70 @@ def make_papers() -> pd.DataFrame:
     for column in ("decision", "decision_tier"):
         papers[column] = papers[column].astype("str")
     return papers[[*CORE_COLUMNS, "url", *CONTRACT_COLUMNS, *ANALYSIS_COLUMNS]]
+
+
+# --------------------------------------------------------------------- a corpus with planted trends
+
+TREND_TOPICS: dict[str, tuple[str, ...]] = {
+    "graphs": ("graph", "node", "edge", "molecule", "message", "passing"),
+    "diffusion": ("diffusion", "denoising", "image", "generation", "sampler", "score"),
+    "agents": ("policy", "reward", "agent", "environment", "exploration", "return"),
+}
+
+
+def trend_papers(
+    years: tuple[int, ...] = (2020, 2021, 2022, 2023, 2024),
+    venues: tuple[str, ...] = ("ConfA", "ConfB"),
+    per_venue_year: int = 40,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Papers with planted trends, a ``topic`` column and the columns the Trends page reads.
+
+    Planted: topic 1 (diffusion) grows year by year (10% of the papers in the first year, +12 points a
+    year), topic 0 (graphs) shrinks by as much, topic 2 (agents) stays at 30%; the word ``quantum``
+    appears in a growing share of papers (5%, then +15 points a year) in every topic; ``benchmark`` in
+    half the papers every year (flat); ``zebra`` once, in the last year (rare: must not top anything).
+    Released code: 20% in the first year, +10 points a year. ConfB has more agents papers than ConfA.
+    Decision tiers: accepted for half the diffusion papers, a quarter of the others.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    names = list(TREND_TOPICS)
+    rows = []
+    for y_index, year in enumerate(years):
+        diffusion = 0.10 + 0.12 * y_index
+        for v_index, venue in enumerate(venues):
+            agents = 0.30 + (0.15 if v_index == 1 else 0.0)
+            graphs = max(0.0, 1.0 - diffusion - agents)
+            shares = np.array([graphs, diffusion, agents]) / (graphs + diffusion + agents)
+            for i in range(per_venue_year):
+                topic = int(rng.choice(3, p=shares))
+                words = list(rng.choice(TREND_TOPICS[names[topic]], size=12))
+                words += list(rng.choice(("method", "results", "show", "propose", "study"), size=4))
+                if rng.random() < 0.05 + 0.15 * y_index:
+                    words.append("quantum")
+                if rng.random() < 0.5:
+                    words.append("benchmark")
+                if y_index == len(years) - 1 and v_index == 0 and i == 0:
+                    words.append("zebra")
+                abstract = " ".join(str(w) for w in words) + "."
+                released = rng.random() < 0.2 + 0.1 * y_index
+                accepted = rng.random() < (0.5 if topic == 1 else 0.25)
+                rows.append(
+                    {
+                        "id": f"{venue}-{year}-{i}",
+                        "venue": venue,
+                        "year": year,
+                        "title": f"{names[topic]} paper {i}",
+                        "abstract_clean": abstract,
+                        "abstract": abstract,
+                        "topic": topic,
+                        "code_status": "released" if released else "none",
+                        "decision_tier": "poster" if accepted else "reject",
+                        "areas": [names[topic].title()],
+                    }
+                )
+    papers = pd.DataFrame(rows)
+    papers["year"] = papers["year"].astype("Int64")
+    return papers

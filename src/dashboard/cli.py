@@ -29,6 +29,7 @@ import pandas as pd
 from dashboard import __version__, corpus, export
 from dashboard.repocheck.cli import add_check_code_command
 from dashboard.report_cli import add_report_command
+from dashboard.trends_cli import add_trends_command
 
 EXIT_OK = 0
 EXIT_SKIPPED = 1
@@ -398,6 +399,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_index_command,
     add_check_code_command,
     add_report_command,
+    add_trends_command,
 ]
 
 

@@ -79,3 +79,19 @@ URL_STOP_WORDS: Final = "stop"  # Terms: "on" keeps stop words
 URL_GROUP_BY: Final = "group"  # Terms: topic, area, venue or source
 URL_KWIC: Final = "term"  # Terms: keyword in context
 URL_COMPARE: Final = "cmp"  # Compare: the 2-4 paper ids
+
+# --- Trends page -------------------------------------------------------------------------------------
+TRENDS_BY: Final = "trends.by"
+TRENDS_SCALE: Final = "trends.scale"
+TRENDS_FROM: Final = "trends.from"
+TRENDS_TO: Final = "trends.to"
+TRENDS_NGRAM: Final = "trends.ngram"
+TRENDS_CLEAR: Final = "trends.clear_filters"
+TRENDS_CHART_PREFIX: Final = "trends.chart"  # + the chart's name: one selection state per chart
+
+TRENDS_OPEN_PAPERS: Final = "trends.open_papers"
+URL_TRENDS_BY: Final = "by"  # Trends: year (all venues together) or venue,year (each venue apart)
+URL_TRENDS_SCALE: Final = "scale"  # Trends: share (default) or papers
+URL_TRENDS_FROM: Final = "from"  # Trends: the earlier year compared (default: the first half of the span)
+URL_TRENDS_TO: Final = "to"  # Trends: the later year compared (default: the last half of the span)
+URL_TRENDS_NGRAM: Final = "tngram"  # Trends: 1 (words) or 2 (two-word phrases)

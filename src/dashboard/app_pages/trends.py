@@ -1,0 +1,401 @@
+"""Trends: how topics, terms, code release and decisions move across years and venues, down to the papers.
+
+Each chart is drawn under every filter except the ones its clicks set (as the topic bars elsewhere),
+so a click narrows the papers listed at the bottom without redrawing the chart it came from.
+"""
+
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard import export, trend_charts, trends
+from dashboard.schema import OUTLIER_TOPIC
+from dashboard.ui import components, data, keys, trend_data
+from dashboard.ui.context import page_context
+from dashboard.ui.markup import escape_markdown
+from dashboard.ui.url import param, read_query, setting, sync_widget, update_filters, write_query
+
+GROUPINGS = {"year": "All venues together", "venue,year": "Each venue apart"}
+SCALES = {"share": "Share of papers", "papers": "Papers"}
+NGRAMS = {"1": "Words", "2": "Two-word phrases"}
+SHOWN_TOPICS = 5  # rising and as many falling topics drawn as lines (plus any topic filtered to)
+PAPERS_LISTED = 200
+
+view = page_context()
+components.page_header("Trends", view, "How topics, terms, code and decisions move across years and venues")
+if components.empty_state(view, keys.TRENDS_CLEAR):
+    st.stop()
+
+papers, digest, k = view.papers, view.source.digest, view.filters.k
+axes = trend_data.axes(digest, k, papers)
+
+
+def mask_without(*names: str) -> np.ndarray:
+    """The mask of every filter but ``names`` (what a chart whose clicks set them is drawn under)."""
+    return view.mask_without(*names).to_numpy(dtype=bool)
+
+
+years, venues = axes.span(mask_without("year", "venue", "topic"))
+if len(years) < 2 and len(venues) < 2:
+    year_text = f"one year ({years[0]})" if years else "no year"
+    venue_text = f"one venue ({venues[0]})" if venues else "no venue"
+    st.info(
+        escape_markdown(
+            f"Trends compare years and venues, and these papers have {year_text} and {venue_text}. "
+            "Load a corpus that spans several years or venues (e.g. a conference over several years, "
+            "or several conferences; the venue and year come from the files' `venue` and `year` fields), "
+            "or loosen the year and venue filters. The other pages describe this corpus as it is."
+        ),
+        icon=":material/timeline:",
+    )
+    st.stop()
+
+
+def _on_setting(widget_key: str, url_key: str, default: str) -> None:
+    value = st.session_state.get(widget_key)
+    write_query({url_key: None if value in (None, default) else str(value)})
+
+
+def _on_pick(chart_key: str, click_keys: Sequence[str], extra: dict[str, Any] | None = None) -> None:
+    """A click on a point, cell or bar: set exactly the filters it names (``click_keys``)."""
+    state = st.session_state.get(chart_key)
+    points = state["selection"]["points"] if state else []
+    picked = []
+    for point in points:
+        values = point.get("customdata")
+        if isinstance(values, list) and len(values) >= len(click_keys):
+            picked.append(dict(zip(click_keys, values, strict=False)))
+    if not picked:
+        return
+    update_filters(lambda f: trends.clicked_filters(f, picked))
+    if extra:
+        write_query(extra)
+
+
+def _on_term(chart_key: str, both: Sequence[int]) -> None:
+    """A click on a term's bar: search the term (as a phrase) in the papers of the two periods."""
+    state = st.session_state.get(chart_key)
+    points = state["selection"]["points"] if state else []
+    chosen = [p["customdata"][0] for p in points if isinstance(p.get("customdata"), list)]
+    if chosen:
+        term = str(chosen[0])
+        update_filters(
+            lambda f: replace(trends.clicked_filters(f, [{"year": y} for y in both]), q=f'"{term}"')
+        )
+
+
+def clickable(fig: Any, name: str) -> None:
+    """Draw ``fig``; a click sets the filters named in its ``meta["click_keys"]``."""
+    key = f"{keys.TRENDS_CHART_PREFIX}.{name}"
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=partial(_on_pick, key, tuple(fig.layout.meta["click_keys"])),
+        selection_mode="points",
+        config={"displayModeBar": False},
+    )
+
+
+def csv_download(table: pd.DataFrame, stem: str, what: str) -> None:
+    """The chart's data as CSV, named after the filters."""
+    st.download_button(
+        f"Download {what} (CSV)",
+        data=export.to_bytes(table, "csv"),
+        file_name=view.file_name(f"trends_{stem}", "csv"),
+        mime=export.MIME_TYPES.get("csv"),
+        icon=":material/download:",
+        on_click="ignore",
+        key=f"{keys.TRENDS_CHART_PREFIX}.{stem}.download",
+    )
+
+
+# --------------------------------------------------------------------- settings (in the URL)
+several_years, several_venues = len(years) >= 2, len(venues) >= 2
+by = setting(keys.URL_TRENDS_BY, GROUPINGS, default="year") if several_venues else "year"
+scale = setting(keys.URL_TRENDS_SCALE, SCALES, default="share")
+default_from, default_to = trends.default_periods(years)
+chosen_from, chosen_to = param(keys.URL_TRENDS_FROM), param(keys.URL_TRENDS_TO)
+year_texts = [str(y) for y in years]
+explicit = chosen_from in year_texts and chosen_to in year_texts and chosen_from != chosen_to
+if explicit:
+    low, high = sorted((int(chosen_from), int(chosen_to)))
+    from_years, to_years = (low,), (high,)  # type: tuple[int, ...], tuple[int, ...]
+else:
+    from_years, to_years = default_from, default_to
+
+
+def _period_name(period: Sequence[int]) -> str:
+    return str(period[0]) if len(period) == 1 else f"{period[0]}–{period[-1]}"
+
+
+columns = st.columns([2, 2, 1, 1, 2], vertical_alignment="bottom")
+if several_venues:
+    with columns[0]:
+        sync_widget(keys.TRENDS_BY, by)
+        st.segmented_control(
+            "Venues",
+            list(GROUPINGS),
+            format_func=lambda g: GROUPINGS[g],
+            key=keys.TRENDS_BY,
+            on_change=_on_setting,
+            args=(keys.TRENDS_BY, keys.URL_TRENDS_BY, "year"),
+        )
+with columns[1]:
+    sync_widget(keys.TRENDS_SCALE, scale)
+    st.segmented_control(
+        "Show",
+        list(SCALES),
+        format_func=lambda s: SCALES[s],
+        key=keys.TRENDS_SCALE,
+        on_change=_on_setting,
+        args=(keys.TRENDS_SCALE, keys.URL_TRENDS_SCALE, "share"),
+        help="Topic lines as the share of each year's papers (normalised) or as raw paper counts.",
+    )
+if several_years:
+    halves = "halves"
+    options = [halves, *year_texts]
+    labels = {halves: "First half", **{y: y for y in year_texts}}
+    with columns[2]:
+        sync_widget(keys.TRENDS_FROM, str(from_years[0]) if explicit else halves)
+        st.selectbox(
+            "Compare",
+            options,
+            format_func=lambda o: labels[o],
+            key=keys.TRENDS_FROM,
+            on_change=_on_setting,
+            args=(keys.TRENDS_FROM, keys.URL_TRENDS_FROM, halves),
+        )
+    with columns[3]:
+        labels_to = {halves: "Last half", **{y: y for y in year_texts}}
+        sync_widget(keys.TRENDS_TO, str(to_years[0]) if explicit else halves)
+        st.selectbox(
+            "with",
+            options,
+            format_func=lambda o: labels_to[o],
+            key=keys.TRENDS_TO,
+            on_change=_on_setting,
+            args=(keys.TRENDS_TO, keys.URL_TRENDS_TO, halves),
+        )
+with columns[4]:
+    st.caption(
+        "Click a point, cell or bar for its papers (listed at the bottom); it sets the year, venue and "
+        "topic filters of what was clicked. Each chart ignores the filters its own clicks set."
+    )
+period_names = (_period_name(from_years), _period_name(to_years)) if several_years else ("", "")
+per_venue = by == "venue,year"
+has_topics = view.analysis is not None
+
+# --------------------------------------------------------------------- topic share over time
+if several_years and has_topics:
+    st.subheader("Topic share over time")
+    line_mask = mask_without("year", "topic", *(("venue",) if per_venue else ()))
+    shares = trends.topic_shares(axes, by, line_mask, view.topic_names)
+    changes = trends.topic_changes(axes, from_years, to_years, line_mask, view.topic_names)
+    rising = changes[changes["score"] > 0].head(SHOWN_TOPICS)["topic"].tolist()
+    falling = changes[changes["score"] < 0].tail(SHOWN_TOPICS)["topic"].tolist()
+    shown = list(dict.fromkeys([*view.filters.topic, *rising, *falling]))
+    with st.spinner("Finding each topic's terms per year (once per corpus)…"):
+        year_terms = trend_data.topic_year_terms(digest, k, papers)
+    clickable(
+        trend_charts.topic_lines(
+            shares,
+            topics=shown,
+            terms=year_terms,
+            value=scale,
+            by_venue=per_venue,
+            title=f"The {len(rising)} fastest-rising and {len(falling)} fastest-falling topics, "
+            f"{period_names[0]} → {period_names[1]}",
+        ),
+        "topic_lines",
+    )
+    st.caption(
+        "Rising and falling: weighted log-odds of each topic's papers in the later period against the "
+        "earlier one. Hover a point for the topic's terms that year (one topic model; c-TF-IDF of its "
+        "papers that year)."
+    )
+    left, right = st.columns(2)
+    with left:
+        csv_download(shares[["group", "year", "venue", "topic", "label", "papers", "share"]], "topic_shares",
+                     "the topic shares")  # fmt: skip
+    with right:
+        csv_download(changes, "topic_changes", "rising and falling topics")
+elif has_topics:
+    st.caption(f"Topic share over time needs papers from two years or more (these are all from {years[0]}).")
+
+# --------------------------------------------------------------------- rising and falling terms
+if several_years:
+    st.subheader(f"Rising and falling terms, {period_names[0]} → {period_names[1]}")
+    ngram = setting(keys.URL_TRENDS_NGRAM, NGRAMS, default="1")
+    settings, note = st.columns([1, 2], vertical_alignment="bottom")
+    with settings:
+        sync_widget(keys.TRENDS_NGRAM, ngram)
+        st.segmented_control(
+            "Terms",
+            list(NGRAMS),
+            format_func=lambda n: NGRAMS[n],
+            key=keys.TRENDS_NGRAM,
+            on_change=_on_setting,
+            args=(keys.TRENDS_NGRAM, keys.URL_TRENDS_NGRAM, "1"),
+        )
+    with note:
+        st.caption(
+            "Scored with the Terms page's weighted log-odds with an informative prior, so a rare word does "
+            "not top the list by chance. A click searches the term in the two periods' papers."
+        )
+    with st.spinner("Counting terms (once per corpus and setting)…"):
+        counts = data.term_counts(digest, int(ngram), False, papers)
+    term_mask = mask_without("year")
+    term_table = trends.rising_terms(
+        counts,
+        trends.period_mask(axes, from_years, term_mask),
+        trends.period_mask(axes, to_years, term_mask),
+    )
+    if term_table.empty:
+        st.caption("No terms to compare in these papers.")
+    else:
+        left, right = st.columns(2)
+        with left:
+            fig = trend_charts.change_bars(term_table, name="term", title="Terms", period_names=period_names)
+            fig.layout.meta = {"click_keys": ("year",)}
+            key = f"{keys.TRENDS_CHART_PREFIX}.terms"
+
+            st.plotly_chart(
+                fig,
+                key=key,
+                on_select=partial(_on_term, key, (*from_years, *to_years)),
+                selection_mode="points",
+                config={"displayModeBar": False},
+            )
+        with right:
+            if has_topics:
+                topic_table = trends.topic_changes(
+                    axes, from_years, to_years, mask_without("year", "topic"), view.topic_names
+                )
+                picked_topics = pd.concat([topic_table.head(8), topic_table.tail(8)]).drop_duplicates("topic")
+                clickable(
+                    trend_charts.change_bars(
+                        picked_topics, name="label", key="topic", title="Topics", period_names=period_names
+                    ),
+                    "topic_changes",
+                )
+        csv_download(term_table, f"terms_{ngram}", "rising and falling terms")
+
+# --------------------------------------------------------------------- topic by venue
+if several_venues and has_topics:
+    st.subheader("Topic by venue")
+    heat_mask = mask_without("venue", "topic", *(("year",) if per_venue else ()))
+    heat_by = "venue,year" if per_venue else "venue"
+    venue_shares = trends.topic_shares(axes, heat_by, heat_mask, view.topic_names)
+    order = [t for t in view.topic_order if t in set(venue_shares["topic"])]
+    left, right = st.columns([3, 2])
+    with left:
+        clickable(
+            trend_charts.share_heatmap(
+                venue_shares,
+                topics=order,
+                by_year=per_venue,
+                title="Topic share per venue and year" if per_venue else "Topic share per venue",
+            ),
+            "venue_heatmap",
+        )
+    with right:
+        distinctive = trends.distinctive_topics(axes, mask_without("venue", "topic"), view.topic_names)
+        st.markdown("**Each venue's most distinctive topics**")
+        components.show_table(
+            distinctive.drop(columns="topic"),
+            {
+                "venue": st.column_config.TextColumn("Venue", width=90),
+                "label": st.column_config.TextColumn("Topic", width=220),
+                "papers": st.column_config.NumberColumn("Papers", width=60),
+                "share": st.column_config.NumberColumn("Share", format="percent", width=60),
+                "score": st.column_config.NumberColumn("Score", format="%.1f", width=60),
+            },
+            within=components.HALF_WIDTH_PX,
+        )
+        st.caption("Score: weighted log-odds of the topic in the venue against the other venues.")
+    left, right = st.columns(2)
+    with left:
+        csv_download(venue_shares, "venue_topics", "the topic shares per venue")
+    with right:
+        csv_download(distinctive, "venue_distinctive", "the distinctive topics")
+elif has_topics:
+    st.caption(f"Topic by venue needs two venues or more (these papers are all from {venues[0]}).")
+
+# --------------------------------------------------------------------- code release over time
+if several_years:
+    st.subheader("Code release over time")
+    release = trends.code_release(axes, by, mask_without("year", *(("venue",) if per_venue else ())))
+    clickable(trend_charts.code_release_lines(release, by=by), "code_release")
+    if "live_share" not in release.columns:
+        st.caption("Live repositories appear here once the repositories have been checked (`check-code`).")
+    csv_download(release, "code_release", "the code release shares")
+
+# --------------------------------------------------------------------- decisions
+if trends.has_decisions(axes, mask_without("topic", "area", "year")):
+    st.subheader("Decisions")
+    st.caption(
+        "Accepted: oral, spotlight, poster or accept, as a share of the papers with a known decision "
+        "(reject and withdrawn count as decided, unknown does not)."
+    )
+    left, right = st.columns(2)
+    by_topic = trends.acceptance(axes, "topic", mask_without("topic"), view.topic_names)
+    by_topic = by_topic[by_topic["topic"] != OUTLIER_TOPIC]
+    with left:
+        if has_topics and len(by_topic):
+            clickable(
+                trend_charts.acceptance_bars(by_topic, key="topic", title="Acceptance per topic"),
+                "accept_topic",
+            )
+            csv_download(by_topic, "acceptance_topic", "acceptance per topic")
+    with right:
+        by_area = trends.acceptance(axes, "area", mask_without("area"))
+        if len(by_area):
+            clickable(
+                trend_charts.acceptance_bars(by_area, key="area", title="Acceptance per research area"),
+                "accept_area",
+            )
+            csv_download(by_area, "acceptance_area", "acceptance per area")
+    by_year = trends.acceptance(axes, "year", mask_without("year"))
+    if len(by_year) >= 2:
+        clickable(trend_charts.acceptance_line(by_year), "accept_year")
+        csv_download(by_year, "acceptance_year", "acceptance per year")
+
+# --------------------------------------------------------------------- the papers behind a click
+st.subheader("The papers")
+chosen = [name for name in ("year", "venue", "topic", "area") if getattr(view.filters, name)]
+shown_papers = view.filtered
+st.caption(
+    escape_markdown(
+        f"{len(shown_papers):,} papers ({view.describe()})"
+        + ("" if chosen else " · click a chart to narrow them down")
+        + (f"; the first {PAPERS_LISTED} are listed" if len(shown_papers) > PAPERS_LISTED else "")
+    )
+)
+listed = shown_papers.head(PAPERS_LISTED)
+table = pd.DataFrame(
+    {
+        "title": listed["title"].astype(str),
+        "venue": listed.get("venue", ""),
+        "year": listed.get("year", pd.NA),
+        "topic": listed["topic"].map(lambda t: view.topic_names.get(int(t), str(t))) if has_topics else "",
+        "code": listed["code_status"].astype(str).str.replace("_", " "),
+    }
+)
+components.show_table(
+    table,
+    {
+        "title": st.column_config.TextColumn("Title", width=380),
+        "venue": st.column_config.TextColumn("Venue", width=80),
+        "year": st.column_config.NumberColumn("Year", format="%d", width=60),
+        "topic": st.column_config.TextColumn("Topic", width=220),
+        "code": st.column_config.TextColumn("Code", width=100),
+    },
+    visible=10,
+)
+if st.button("Open these papers on the Papers page", key=keys.TRENDS_OPEN_PAPERS, icon=":material/article:"):
+    st.switch_page(components.PAPERS_PAGE, query_params=read_query())

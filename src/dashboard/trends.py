@@ -1,0 +1,531 @@
+"""Trends: how topics, terms, code release and decisions move across years and venues.
+
+Everything is counted from `Axes`, the papers' year, venue and topic (and code status, repository state,
+decision tier, areas) as integer codes made once per corpus; a filter change is then a few `np.bincount`
+calls over the filter's mask, fast at a million papers.
+
+    >>> papers = pd.DataFrame({"year": [2021, 2021, 2022, 2022], "venue": ["A", "A", "A", "B"],
+    ...                        "topic": [0, 1, 1, 1], "code_status": ["none"] * 4})
+    >>> table = topic_shares(Axes.of(papers), "year")
+    >>> table[["group", "topic", "papers", "share"]].values.tolist()
+    [['2021', 0, 1, 0.5], ['2021', 1, 1, 0.5], ['2022', 0, 0, 0.0], ['2022', 1, 2, 1.0]]
+
+Choices the issue leaves open, made here:
+
+* A share is papers of a topic (or with released code, or accepted) over the papers of the group.
+  Outliers are a topic of their own (``-1``), so the shares of a group sum to 1.
+* Rising and falling terms and topics compare two periods, each a set of years: by default the first
+  and the last half of the span (an odd middle year is in neither); the page and the CLI can name two
+  years. Terms are scored on their occurrences with `terms.log_odds_z` (the Terms page's weighted
+  log-odds with an informative prior: the two periods' pooled term shares, worth 1,000 occurrences), so
+  a rare word cannot top the list by chance; topics the same way on their paper counts. Shares shown are
+  the share of a period's papers that use the term (or are in the topic).
+* A topic's terms in one year are BERTopic's topics-over-time representation with one global model: the
+  c-TF-IDF of the topic's papers in that year, with the idf of the whole corpus's topics, averaged with
+  the topic's global c-TF-IDF ("global tuning"); no refitting per year.
+* Acceptance share: accepted tiers (oral, spotlight, poster, accept) over papers with a known decision
+  (those plus reject and withdrawn); papers whose tier is ``unknown`` are left out of the denominator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from dashboard.filters import Filters
+from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
+from dashboard.terms import DEFAULT_PRIOR_STRENGTH, TermCounts, log_odds_z
+
+GROUPINGS: tuple[str, ...] = ("year", "venue", "venue,year")
+ACCEPTED_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept")
+DECIDED_TIERS: tuple[str, ...] = (*ACCEPTED_TIERS, "reject", "withdrawn")
+TOPIC_TERMS = 5  # terms in a topic's year-specific representation (the hover of the topic lines)
+
+
+def _codes(values: pd.Series, *, sort: bool = True) -> tuple[np.ndarray, pd.Index]:
+    """Per row the position of its value in the sorted distinct values (-1: missing or blank)."""
+    if values.dtype == object or pd.api.types.is_string_dtype(values):
+        values = values.astype("string").str.strip().replace("", pd.NA)
+    codes, uniques = pd.factorize(values, sort=sort)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
+@dataclass(frozen=True)
+class Axes:
+    """The papers' year, venue, topic and outcomes as integer codes: counting a subset is a bincount.
+
+    ``year``/``venue``/``topic`` hold per paper the position in ``years``/``venues``/``topics`` (-1:
+    missing). ``released`` and ``live`` (None without the ``repo_state`` column) are per-paper flags;
+    ``tier`` is the decision tier (None without the ``decision_tier`` column); ``area_rows`` and
+    ``area_codes`` list each (paper, area) pair.
+    """
+
+    year: np.ndarray
+    years: np.ndarray
+    venue: np.ndarray
+    venues: np.ndarray
+    topic: np.ndarray
+    topics: np.ndarray
+    released: np.ndarray
+    live: np.ndarray | None = None
+    tier: np.ndarray | None = None
+    area_rows: np.ndarray | None = None
+    area_codes: np.ndarray | None = None
+    areas: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, papers: pd.DataFrame) -> Axes:
+        """The codes of a paper table (analysed or not: without ``topic`` every paper is topic -1)."""
+        n = len(papers)
+        if "year" in papers.columns:
+            year, years = _codes(pd.to_numeric(papers["year"], errors="coerce").astype("Int64"))
+        else:
+            year, years = np.full(n, -1, dtype=np.int64), pd.Index([], dtype="int64")
+        if "venue" in papers.columns:
+            venue, venues = _codes(papers["venue"])
+        else:
+            venue, venues = np.full(n, -1, dtype=np.int64), pd.Index([], dtype=object)
+        if "topic" in papers.columns:
+            topic, topics = _codes(papers["topic"].astype("int64"))
+        else:
+            topic, topics = np.zeros(n, dtype=np.int64), pd.Index([OUTLIER_TOPIC])
+        status = papers["code_status"] if "code_status" in papers.columns else pd.Series([""] * n)
+        released = status.eq("released").to_numpy(dtype=bool, na_value=False)
+        live = None
+        if "repo_state" in papers.columns:
+            live = papers["repo_state"].eq("live").to_numpy(dtype=bool, na_value=False)
+        tier = None
+        if "decision_tier" in papers.columns:
+            tiers = papers["decision_tier"].astype("string").fillna("unknown").str.strip().str.lower()
+            known = {t: i for i, t in enumerate(DECIDED_TIERS)}
+            tier = tiers.map(known).fillna(-1).to_numpy(dtype=np.int64)
+        area_rows = area_codes = areas = None
+        if "areas" in papers.columns:
+            items = pd.Series(papers["areas"].to_numpy(), index=np.arange(n)).explode().dropna()
+            items = items[items.astype(str).str.strip() != ""]
+            codes, uniques = pd.factorize(items.astype(str), sort=True)
+            pairs = pd.DataFrame({"row": items.index.to_numpy(), "code": codes}).drop_duplicates()
+            area_rows, area_codes = pairs["row"].to_numpy(np.int64), pairs["code"].to_numpy(np.int64)
+            areas = np.asarray(uniques, dtype=object)
+        return cls(
+            year=year,
+            years=np.asarray(years, dtype=np.int64),
+            venue=venue,
+            venues=np.asarray(venues, dtype=object),
+            topic=topic,
+            topics=np.asarray(topics, dtype=np.int64),
+            released=released,
+            live=live,
+            tier=tier,
+            area_rows=area_rows,
+            area_codes=area_codes,
+            areas=areas,
+        )
+
+    @property
+    def n_papers(self) -> int:
+        """Papers coded."""
+        return len(self.year)
+
+    def inside(self, mask: np.ndarray | pd.Series | None) -> np.ndarray:
+        """``mask`` as a boolean array over the papers (every paper when None)."""
+        if mask is None:
+            return np.ones(self.n_papers, dtype=bool)
+        inside = np.asarray(mask, dtype=bool)
+        if inside.shape != (self.n_papers,):
+            raise ValueError(f"mask has {inside.shape} entries; expected one per paper ({self.n_papers})")
+        return inside
+
+    def span(self, mask: np.ndarray | pd.Series | None = None) -> tuple[list[int], list[str]]:
+        """The years and venues the masked papers have (sorted)."""
+        inside = self.inside(mask)
+        years = np.unique(self.year[inside & (self.year >= 0)])
+        venues = np.unique(self.venue[inside & (self.venue >= 0)])
+        return [int(y) for y in self.years[years]], [str(v) for v in self.venues[venues]]
+
+    def groups(self, by: str) -> tuple[np.ndarray, pd.DataFrame]:
+        """Per paper its group (-1: no year or venue to group by) and the groups: group, year, venue.
+
+        ``by`` is ``year``, ``venue`` or ``venue,year``; ``group`` is ``2023``, ``ICML`` or ``ICML 2023``.
+        """
+        if by not in GROUPINGS:
+            raise ValueError(f"by must be one of {', '.join(GROUPINGS)}; got {by!r}")
+        n_years, n_venues = len(self.years), len(self.venues)
+        if by == "year":
+            table = pd.DataFrame({"year": self.years, "venue": [""] * n_years})
+            table["group"] = table["year"].astype(str)
+            return self.year, table[["group", "year", "venue"]]
+        if by == "venue":
+            table = pd.DataFrame({"year": pd.array([pd.NA] * n_venues, dtype="Int64"), "venue": self.venues})
+            table["group"] = table["venue"].astype(str)
+            return self.venue, table[["group", "year", "venue"]]
+        known = (self.year >= 0) & (self.venue >= 0)
+        codes = np.where(known, self.venue * max(n_years, 1) + self.year, -1)
+        table = pd.DataFrame(
+            {
+                "year": np.tile(self.years, n_venues),
+                "venue": np.repeat(self.venues, n_years),
+            }
+        )
+        table["group"] = table["venue"].astype(str) + " " + table["year"].astype(str)
+        return codes, table[["group", "year", "venue"]]
+
+
+def _labels(topics: np.ndarray, labels: Mapping[int, str] | None) -> list[str]:
+    names = labels or {}
+    return [
+        OUTLIER_LABEL if t == OUTLIER_TOPIC else str(names.get(int(t), f"Topic {int(t)}")) for t in topics
+    ]
+
+
+def topic_shares(
+    axes: Axes,
+    by: str = "year",
+    mask: np.ndarray | pd.Series | None = None,
+    labels: Mapping[int, str] | None = None,
+) -> pd.DataFrame:
+    """Each topic's papers and share of the papers per group: group, year, venue, topic, label, papers, share.
+
+    Every topic of the corpus appears in every group that has papers (zeros included, so lines do not
+    break); groups in year, venue order. Outliers are topic -1; a group's shares sum to 1.
+    """
+    inside = axes.inside(mask)
+    group, groups = axes.groups(by)
+    keep = inside & (group >= 0)
+    n_topics = len(axes.topics)
+    cells = np.bincount(group[keep] * n_topics + axes.topic[keep], minlength=len(groups) * n_topics)
+    cells = cells.reshape(len(groups), n_topics)
+    totals = cells.sum(axis=1)
+    present = np.flatnonzero(totals)
+    cells, totals, groups = cells[present], totals[present], groups.iloc[present].reset_index(drop=True)
+    table = groups.loc[groups.index.repeat(n_topics)].reset_index(drop=True)
+    table["topic"] = np.tile(axes.topics, len(groups))
+    table["label"] = np.tile(np.asarray(_labels(axes.topics, labels), dtype=object), len(groups))
+    table["papers"] = cells.ravel().astype("int64")
+    table["share"] = (cells / totals[:, None]).ravel().round(6)
+    return table
+
+
+def default_periods(years: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The first and the last half of a span of years (an odd middle year is in neither).
+
+    >>> default_periods([2021, 2022, 2023, 2024, 2025])
+    ((2021, 2022), (2024, 2025))
+    """
+    ordered = sorted(set(int(y) for y in years))
+    half = len(ordered) // 2
+    if half == 0:
+        return (), ()
+    return tuple(ordered[:half]), tuple(ordered[-half:])
+
+
+def period_mask(axes: Axes, years: Collection[int], mask: np.ndarray | pd.Series | None = None) -> np.ndarray:
+    """The masked papers of the given years."""
+    wanted = np.flatnonzero(np.isin(axes.years, list(years)))
+    return axes.inside(mask) & np.isin(axes.year, wanted)
+
+
+def _changes(counts_from: np.ndarray, counts_to: np.ndarray, prior_strength: float) -> np.ndarray:
+    """Weighted log-odds z of ``to`` against ``from`` with the pooled shares as the informative prior."""
+    pooled = counts_from + counts_to
+    prior = prior_strength * pooled / max(float(pooled.sum()), 1.0) + 0.01
+    return log_odds_z(counts_to, counts_from, prior)
+
+
+def topic_changes(
+    axes: Axes,
+    from_years: Collection[int],
+    to_years: Collection[int],
+    mask: np.ndarray | pd.Series | None = None,
+    labels: Mapping[int, str] | None = None,
+    prior_strength: float = DEFAULT_PRIOR_STRENGTH,
+) -> pd.DataFrame:
+    """Topics whose share grew or shrank most between two periods, highest score first.
+
+    Columns: topic, label, from_papers, to_papers, from_share, to_share, score (weighted log-odds z of
+    the later period against the earlier). Outliers are counted in the shares but not ranked.
+    """
+    inside = axes.inside(mask)
+    n_topics = len(axes.topics)
+    counts_from = np.bincount(axes.topic[period_mask(axes, from_years, inside)], minlength=n_topics)
+    counts_to = np.bincount(axes.topic[period_mask(axes, to_years, inside)], minlength=n_topics)
+    columns = ["topic", "label", "from_papers", "to_papers", "from_share", "to_share", "score"]
+    if counts_from.sum() == 0 or counts_to.sum() == 0:
+        return pd.DataFrame(columns=columns)
+    score = _changes(counts_from.astype(float), counts_to.astype(float), prior_strength)
+    table = pd.DataFrame(
+        {
+            "topic": axes.topics,
+            "label": _labels(axes.topics, labels),
+            "from_papers": counts_from.astype("int64"),
+            "to_papers": counts_to.astype("int64"),
+            "from_share": (counts_from / counts_from.sum()).round(6),
+            "to_share": (counts_to / counts_to.sum()).round(6),
+            "score": score.round(3),
+        }
+    )
+    table = table[(table["topic"] != OUTLIER_TOPIC) & (table["from_papers"] + table["to_papers"] > 0)]
+    return table.sort_values(["score", "topic"], ascending=[False, True]).reset_index(drop=True)
+
+
+def rising_terms(
+    counts: TermCounts,
+    from_mask: np.ndarray | pd.Series,
+    to_mask: np.ndarray | pd.Series,
+    *,
+    top: int = 15,
+    prior_strength: float = DEFAULT_PRIOR_STRENGTH,
+) -> pd.DataFrame:
+    """The ``top`` rising terms (highest score first) then the ``top`` falling ones (lowest last).
+
+    Columns: term, from_share, to_share (share of the period's papers using it), from_papers, to_papers,
+    from_count, to_count (occurrences), score (weighted log-odds z of the later period against the
+    earlier, on occurrences). An empty period gives an empty table.
+    """
+    inside_from, inside_to = np.asarray(from_mask, dtype=bool), np.asarray(to_mask, dtype=bool)
+    count_from, papers_from = counts.subset_counts(inside_from)
+    count_to, papers_to = counts.subset_counts(inside_to)
+    columns = [
+        "term",
+        "from_share",
+        "to_share",
+        "from_papers",
+        "to_papers",
+        "from_count",
+        "to_count",
+        "score",
+    ]
+    n_from, n_to = int(inside_from.sum()), int(inside_to.sum())
+    if n_from == 0 or n_to == 0 or count_from.sum() == 0 or count_to.sum() == 0:
+        return pd.DataFrame(columns=columns).astype({"term": "str", "score": "float64"})
+    used = np.flatnonzero(count_from + count_to > 0)
+    z = _changes(count_from[used], count_to[used], prior_strength)
+    order = np.lexsort((counts.terms[used].astype(str), -z))
+    rising = order[z[order] > 0][:top]
+    falling = order[z[order] < 0][::-1][:top][::-1]
+    chosen = np.concatenate([rising, falling]).astype(int)
+    picked = used[chosen]
+    return pd.DataFrame(
+        {
+            "term": pd.Series(counts.terms[picked], dtype="str"),
+            "from_share": (papers_from[picked] / n_from).round(6),
+            "to_share": (papers_to[picked] / n_to).round(6),
+            "from_papers": papers_from[picked].astype("int64"),
+            "to_papers": papers_to[picked].astype("int64"),
+            "from_count": count_from[picked].astype("int64"),
+            "to_count": count_to[picked].astype("int64"),
+            "score": np.round(z[chosen], 3),
+        }
+    )
+
+
+def topic_year_terms(counts: TermCounts, axes: Axes, n_terms: int = TOPIC_TERMS) -> pd.DataFrame:
+    """Each topic's most representative terms in each year (BERTopic's topics over time, one model).
+
+    c-TF-IDF of the topic's papers in that year with the idf of the corpus's topics (no refit), averaged
+    with the topic's c-TF-IDF over all years. Columns: topic, year, terms (a list, best first).
+    Outliers and papers without a year are left out.
+    """
+    columns = ["topic", "year", "terms"]
+    n_years, n_topics = len(axes.years), len(axes.topics)
+    topic_of = axes.topics[np.clip(axes.topic, 0, None)] if n_topics else np.full(axes.n_papers, -1)
+    keep = (axes.topic >= 0) & (topic_of != OUTLIER_TOPIC) & (axes.year >= 0)
+    if not keep.any() or counts.counts.shape[1] == 0:
+        return pd.DataFrame(columns=columns)
+    rows = np.flatnonzero(keep)
+    cell = axes.topic[rows] * n_years + axes.year[rows]
+    cells, cell_index = np.unique(cell, return_inverse=True)
+    membership = sp.csr_matrix(
+        (np.ones(len(rows), dtype=np.float64), (cell_index, rows)), shape=(len(cells), axes.n_papers)
+    )
+    mass = np.asarray((membership @ counts.counts).todense(), dtype=np.float64)  # cells x terms
+    topic_of_cell = cells // n_years
+    topic_mass = np.zeros((n_topics, mass.shape[1]))
+    np.add.at(topic_mass, topic_of_cell, mass)
+    present = topic_mass.sum(axis=1) > 0
+    term_mass = topic_mass.sum(axis=0)
+    average = topic_mass.sum() / max(int(present.sum()), 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        idf = np.log1p(np.where(term_mass > 0, average / term_mass, 0.0))
+        local = np.nan_to_num(mass / mass.sum(axis=1, keepdims=True)) * idf
+        overall = np.nan_to_num(topic_mass / topic_mass.sum(axis=1, keepdims=True)) * idf
+    scores = (local + overall[topic_of_cell]) / 2
+    scores[mass == 0] = 0.0  # a term the topic never used that year does not describe that year
+    records = []
+    for i, c in enumerate(cells):
+        row = scores[i]
+        best = [int(j) for j in np.argsort(-row, kind="stable")[:n_terms] if row[j] > 0]
+        records.append(
+            (
+                int(axes.topics[c // n_years]),
+                int(axes.years[c % n_years]),
+                [str(counts.terms[j]) for j in best],
+            )
+        )
+    return pd.DataFrame(records, columns=columns)
+
+
+def distinctive_topics(
+    axes: Axes,
+    mask: np.ndarray | pd.Series | None = None,
+    labels: Mapping[int, str] | None = None,
+    top: int = 3,
+    prior_strength: float = DEFAULT_PRIOR_STRENGTH,
+) -> pd.DataFrame:
+    """Each venue's most distinctive topics against the others: venue, topic, label, papers, share, score.
+
+    Scored with the weighted log-odds z of the venue's topic counts against the other venues' (outliers
+    not ranked). Fewer than two venues give an empty table.
+    """
+    inside = axes.inside(mask)
+    keep = inside & (axes.venue >= 0)
+    n_venues, n_topics = len(axes.venues), len(axes.topics)
+    columns = ["venue", "topic", "label", "papers", "share", "score"]
+    cells = np.bincount(axes.venue[keep] * n_topics + axes.topic[keep], minlength=n_venues * n_topics)
+    cells = cells.reshape(n_venues, n_topics).astype(float)
+    present = np.flatnonzero(cells.sum(axis=1))
+    if len(present) < 2:
+        return pd.DataFrame(columns=columns)
+    total = cells.sum(axis=0)
+    prior = prior_strength * total / total.sum() + 0.01
+    names = _labels(axes.topics, labels)
+    ranked = np.flatnonzero(axes.topics != OUTLIER_TOPIC)
+    records = []
+    for v in present:
+        z = log_odds_z(cells[v], total - cells[v], prior)
+        best = [t for t in ranked[np.argsort(-z[ranked], kind="stable")] if z[t] > 0 and cells[v, t] > 0][
+            :top
+        ]
+        for t in best:
+            share = cells[v, t] / cells[v].sum()
+            records.append(
+                (str(axes.venues[v]), int(axes.topics[t]), names[t], int(cells[v, t]), share, z[t])
+            )
+    table = pd.DataFrame(records, columns=columns)
+    table["share"] = table["share"].astype(float).round(6)
+    table["score"] = table["score"].astype(float).round(3)
+    return table
+
+
+def code_release(axes: Axes, by: str = "year", mask: np.ndarray | pd.Series | None = None) -> pd.DataFrame:
+    """Papers with released code per group: group, year, venue, papers, released, share.
+
+    With repository checks (the ``repo_state`` column) also ``live`` and ``live_share``: papers whose
+    repository answered as live.
+    """
+    inside = axes.inside(mask)
+    group, groups = axes.groups(by)
+    keep = inside & (group >= 0)
+    papers = np.bincount(group[keep], minlength=len(groups))
+    released = np.bincount(group[keep & axes.released], minlength=len(groups))
+    table = groups.copy()
+    table["papers"], table["released"] = papers.astype("int64"), released.astype("int64")
+    if axes.live is not None:
+        table["live"] = np.bincount(group[keep & axes.live], minlength=len(groups)).astype("int64")
+    table = table[table["papers"] > 0].reset_index(drop=True)
+    table["share"] = (table["released"] / table["papers"]).round(6)
+    if axes.live is not None:
+        table["live_share"] = (table["live"] / table["papers"]).round(6)
+    return table
+
+
+def has_decisions(axes: Axes, mask: np.ndarray | pd.Series | None = None) -> bool:
+    """True when some masked paper has a known decision tier."""
+    return axes.tier is not None and bool((axes.tier[axes.inside(mask)] >= 0).any())
+
+
+def acceptance(
+    axes: Axes,
+    key: str,
+    mask: np.ndarray | pd.Series | None = None,
+    labels: Mapping[int, str] | None = None,
+) -> pd.DataFrame:
+    """Acceptance share per ``topic``, ``area``, ``year`` or ``venue``: <key>, label, decided, accepted, share
+
+    ``decided``: papers with a known decision; ``accepted``: in an accepted tier. Empty without tiers.
+    """
+    columns = [key, "label", "decided", "accepted", "share"]
+    if axes.tier is None:
+        return pd.DataFrame(columns=columns)
+    inside = axes.inside(mask)
+    decided = inside & (axes.tier >= 0)
+    accepted = decided & (axes.tier < len(ACCEPTED_TIERS))
+    if key == "area":
+        if axes.area_rows is None or axes.areas is None:
+            return pd.DataFrame(columns=columns)
+        rows, codes, values = axes.area_rows, axes.area_codes, axes.areas
+        names = [str(v) for v in values]
+    else:
+        codes_of = {"topic": axes.topic, "year": axes.year, "venue": axes.venue}
+        if key not in codes_of:
+            raise ValueError(f"key must be topic, area, year or venue; got {key!r}")
+        rows = np.flatnonzero(codes_of[key] >= 0)
+        codes = codes_of[key][rows]
+        values = {"topic": axes.topics, "year": axes.years, "venue": axes.venues}[key]
+        names = _labels(values, labels) if key == "topic" else [str(v) for v in values]
+    assert codes is not None
+    n = len(values)
+    n_decided = np.bincount(codes[decided[rows]], minlength=n)
+    n_accepted = np.bincount(codes[accepted[rows]], minlength=n)
+    table = pd.DataFrame(
+        {key: list(values), "label": names, "decided": n_decided.astype("int64"), "accepted": n_accepted}
+    )
+    table = table[table["decided"] > 0].reset_index(drop=True)
+    table["accepted"] = table["accepted"].astype("int64")
+    table["share"] = (table["accepted"] / table["decided"]).round(6)
+    return table
+
+
+def tier_counts(axes: Axes, mask: np.ndarray | pd.Series | None = None) -> pd.DataFrame:
+    """Papers per decision tier and year: year, tier, papers (known tiers only)."""
+    columns = ["year", "tier", "papers"]
+    if axes.tier is None:
+        return pd.DataFrame(columns=columns)
+    keep = axes.inside(mask) & (axes.tier >= 0) & (axes.year >= 0)
+    n_tiers = len(DECIDED_TIERS)
+    cells = np.bincount(axes.year[keep] * n_tiers + axes.tier[keep], minlength=len(axes.years) * n_tiers)
+    table = pd.DataFrame(
+        {
+            "year": np.repeat(axes.years, n_tiers),
+            "tier": np.tile(np.asarray(DECIDED_TIERS, dtype=object), len(axes.years)),
+            "papers": cells.astype("int64"),
+        }
+    )
+    return table[table["papers"] > 0].reset_index(drop=True)
+
+
+# ------------------------------------------------------------------------- from a click to the filters
+
+CLICK_KEYS: tuple[str, ...] = ("topic", "year", "venue", "area")
+
+
+def clicked_filters(current: Filters, clicked: Sequence[Mapping[str, object]]) -> Filters:
+    """The filters after clicking chart elements: each key a clicked element names is set to its values.
+
+    ``clicked`` holds one mapping per clicked point, cell or bar, e.g. ``{"topic": 3, "year": 2023}``;
+    keys the chart does not name keep their filter, and a blank value (a paper without a venue) is no
+    value. Other filters (search, code status...) stay.
+
+        >>> clicked_filters(Filters(q="graph", year=(2021,)), [{"topic": 3, "year": 2023}])
+        Filters(q='graph', topic=(3,), area=(), venue=(), year=(2023,), source=(), code=(), link=(), \
+dataset=(), words=(None, None), id=(), k=None)
+    """
+    changes: dict[str, list[object]] = {}
+    for point in clicked:
+        for key in CLICK_KEYS:
+            if key not in point:
+                continue
+            value = point[key]
+            changes.setdefault(key, [])
+            if value is None or (isinstance(value, float) and np.isnan(value)) or str(value).strip() == "":
+                continue
+            cast = int(value) if key in ("topic", "year") else str(value)  # type: ignore[call-overload]
+            if cast not in changes[key]:
+                changes[key].append(cast)
+    if not changes:
+        return current
+    return replace(current, **{key: tuple(values) for key, values in changes.items()})  # type: ignore[arg-type]
