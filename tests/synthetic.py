@@ -179,13 +179,15 @@ def trend_papers(
     venues: tuple[str, ...] = ("ConfA", "ConfB"),
     per_venue_year: int = 40,
     seed: int = 0,
+    diffusion_growth: float = 0.12,
 ) -> pd.DataFrame:
     """Papers with planted trends, a ``topic`` column and the columns the Trends page reads.
 
     Planted: topic 1 (diffusion) grows year by year (10% of the papers in the first year, +12 points a
-    year), topic 0 (graphs) shrinks by as much, topic 2 (agents) stays at 30%; the word ``quantum``
-    appears in a growing share of papers (5%, then +15 points a year) in every topic; ``benchmark`` in
-    half the papers every year (flat); ``zebra`` once, in the last year (rare: must not top anything).
+    year: ``diffusion_growth``), topic 0 (graphs) shrinks by as much, topic 2 (agents) stays at 30%; the
+    word ``quantum`` appears in a growing share of papers (5%, then +15 points a year) in every topic;
+    ``lattice`` in half the papers every year (flat); ``zebra`` once, in the last year (rare: must not
+    top anything).
     Released code: 20% in the first year, +10 points a year. ConfB has more agents papers than ConfA.
     Decision tiers: accepted for half the diffusion papers, a quarter of the others.
     """
@@ -195,7 +197,7 @@ def trend_papers(
     names = list(TREND_TOPICS)
     rows = []
     for y_index, year in enumerate(years):
-        diffusion = 0.10 + 0.12 * y_index
+        diffusion = 0.10 + diffusion_growth * y_index
         for v_index, venue in enumerate(venues):
             agents = 0.30 + (0.15 if v_index == 1 else 0.0)
             graphs = max(0.0, 1.0 - diffusion - agents)
@@ -207,7 +209,7 @@ def trend_papers(
                 if rng.random() < 0.05 + 0.15 * y_index:
                     words.append("quantum")
                 if rng.random() < 0.5:
-                    words.append("benchmark")
+                    words.append("lattice")
                 if y_index == len(years) - 1 and v_index == 0 and i == 0:
                     words.append("zebra")
                 abstract = " ".join(str(w) for w in words) + "."

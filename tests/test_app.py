@@ -23,7 +23,7 @@ from dashboard.ui import components, keys
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
-PAGES = ("overview", "papers", "topics", "terms", "links", "compare")
+PAGES = ("overview", "papers", "topics", "terms", "trends", "links", "compare")
 COUNT_LINE = re.compile(r"\*\*([\d,]+) of ([\d,]+) papers\*\*")
 
 

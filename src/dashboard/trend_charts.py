@@ -227,7 +227,7 @@ def share_heatmap(
             ys.append(rows[i])
             year = "" if pd.isna(group["year"]) else int(group["year"])
             data.append(
-                [int(topic), year, str(group["venue"]), int(np.nan_to_num(counts.iat[i, j])), z[i, j]]
+                [int(topic), str(group["venue"]), year, int(np.nan_to_num(counts.iat[i, j])), z[i, j]]
             )
     fig.add_trace(
         go.Scatter(

@@ -1,0 +1,146 @@
+"""The Trends page headless (AppTest): the note on the one-year seeds, every chart on a multi-year corpus,
+its settings in the URL, and the CLI behind it."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+from synthetic import trend_papers
+
+from dashboard import cli, export
+from dashboard.ui import keys
+
+REPO = Path(__file__).resolve().parents[1]
+APP = str(REPO / "app.py")
+PAGE = "src/dashboard/app_pages/trends.py"
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A multi-year, two-venue corpus with planted trends, as a file the app reads (no topic column)."""
+    path = tmp_path_factory.mktemp("trends") / "trends.jsonl"
+    trend_papers(per_venue_year=30).drop(columns=["topic"]).to_json(path, orient="records", lines=True)
+    return path
+
+
+def trends_page(
+    monkeypatch: pytest.MonkeyPatch, corpus: Path | None, query: dict[str, Any] | None = None
+) -> AppTest:
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py", *(["--corpus", str(corpus)] if corpus else [])])
+    at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def test_the_seeds_get_a_note_of_what_the_page_needs_not_empty_charts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    at = trends_page(monkeypatch, None)
+    assert not at.exception, [e.value for e in at.exception]
+    notes = [info.value for info in at.main.info]
+    assert any("one year" in n and "one venue" in n and "several years or venues" in n for n in notes)
+    assert not at.get("plotly_chart")
+
+
+def test_every_chart_on_a_multi_year_corpus(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:
+    at = trends_page(monkeypatch, corpus_file)
+    assert not at.exception, [e.value for e in at.exception]
+    headers = [s.value for s in at.subheader]
+    assert headers[:4] == [
+        "Topic share over time",
+        "Rising and falling terms, 2020–2021 → 2023–2024",
+        "Topic by venue",
+        "Code release over time",
+    ]
+    assert len(at.get("plotly_chart")) >= 5  # topic lines, terms, topics, venue heatmap, code release
+    assert len(at.get("download_button")) >= 6  # every chart's data
+    assert at.segmented_control(key=keys.TRENDS_BY).value == "year"
+
+
+def test_the_settings_come_from_the_url(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:
+    query = {"by": "venue,year", "from": "2021", "to": "2024", "scale": "papers", "tngram": "2"}
+    at = trends_page(monkeypatch, corpus_file, query)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.segmented_control(key=keys.TRENDS_BY).value == "venue,year"
+    assert at.segmented_control(key=keys.TRENDS_SCALE).value == "papers"
+    assert at.segmented_control(key=keys.TRENDS_NGRAM).value == "2"
+    assert at.selectbox(key=keys.TRENDS_FROM).value == "2021"
+    assert "Rising and falling terms, 2021 → 2024" in [s.value for s in at.subheader]
+    # A changed setting goes back to the URL.
+    at.segmented_control(key=keys.TRENDS_BY).set_value("year").run()
+    assert "by" not in at.query_params
+    assert at.query_params["from"] in ("2021", ["2021"])
+
+
+def test_bad_settings_fall_back_to_the_defaults(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:
+    at = trends_page(monkeypatch, corpus_file, {"by": "nonsense", "from": "1900", "to": "x", "scale": "?"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.segmented_control(key=keys.TRENDS_BY).value == "year"
+    assert "Rising and falling terms, 2020–2021 → 2023–2024" in [s.value for s in at.subheader]
+
+
+def test_the_topic_share_download_holds_shares_that_sum_to_one(
+    monkeypatch: pytest.MonkeyPatch, corpus_file: Path
+) -> None:
+    made: list[pd.DataFrame] = []
+    real = export.to_bytes
+    monkeypatch.setattr(export, "to_bytes", lambda df, fmt, **kw: made.append(df) or real(df, fmt, **kw))
+    at = trends_page(monkeypatch, corpus_file, {"venue": "ConfA"})
+    assert not at.exception
+    shares = next(df for df in made if {"group", "topic", "share"} <= set(df.columns) and "label" in df)
+    assert set(shares["group"]) == {"2020", "2021", "2022", "2023", "2024"}
+    assert shares.groupby("group")["share"].sum().round(5).eq(1).all()
+    assert shares["papers"].sum() == 30 * 5  # the venue filter holds: ConfA's papers only
+
+
+def test_the_cli_writes_the_topic_shares_and_the_terms(
+    corpus_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, terms = tmp_path / "shares.csv", tmp_path / "terms.csv"
+    code = cli.main(
+        [
+            "trends",
+            str(corpus_file),
+            "--by",
+            "venue,year",
+            "--out",
+            str(out),
+            "--terms",
+            str(terms),
+            "--topics",
+            "3",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    shares = pd.read_csv(out)
+    assert list(shares.columns) == ["group", "topic", "label", "papers", "share"]
+    assert shares.groupby("group")["share"].sum().round(5).eq(1).all() and len(shares["group"].unique()) == 10
+    rising = pd.read_csv(terms)
+    assert list(rising.columns)[:4] == ["term", "from_share", "to_share", "score"]
+    assert rising["score"].iloc[0] > 0 > rising["score"].iloc[-1]
+    assert "fastest-rising topic:" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--from", "2020"], "both --from and --to"),
+        (["--from", "2020", "--to", "1999"], "no papers from 1999"),
+    ],
+)
+def test_the_cli_rejects_bad_periods(
+    extra: list[str], message: str, corpus_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = cli.main(["trends", str(corpus_file), "--topics", "3", *extra])
+    captured = capsys.readouterr()
+    assert code == cli.EXIT_USAGE and message in captured.err
+    assert pd.read_csv(io.StringIO(captured.out))["share"].sum() > 0  # the shares were still written
