@@ -316,8 +316,8 @@ def _filter_change(
     return browser_s, server_s, page.evaluate(_COUNT_JS)
 
 
-OTHER_PAGES = {"overview": "Overview", "topics": "Topics", "terms": "Terms", "links": "Links & code",
-               "compare": "Compare"}  # fmt: skip
+OTHER_PAGES = {"overview": "Overview", "topics": "Topics", "terms": "Terms", "trends": "Trends",
+               "links": "Links & code", "compare": "Compare"}  # fmt: skip
 PAGE_PATHS = {"overview": ""}  # the default page lives at the root
 
 

@@ -21,7 +21,7 @@ from server import REPO, running_app
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 COUNT = re.compile(r"([\d,]+) of ([\d,]+) papers")
-PAGES = {"Overview": "overview", "Papers": "papers", "Topics": "topics", "Terms": "terms",
+PAGES = {"Overview": "overview", "Papers": "papers", "Topics": "topics", "Terms": "terms", "Trends": "trends",
          "Links & code": "links", "Compare": "compare"}  # fmt: skip
 
 pytestmark = [

@@ -240,3 +240,26 @@ def test_change_bars_and_release_lines_carry_what_a_click_sets(axes: trends.Axes
     release = trend_charts.code_release_lines(trends.code_release(axes, "venue,year"), by="venue,year")
     assert release.layout.meta["click_keys"] == ("year", "venue")
     assert {p[1] for trace in release.data for p in trace.customdata} == {"ConfA", "ConfB"}
+
+
+def test_topic_terms_per_year_on_a_sample_still_name_the_planted_words(papers: pd.DataFrame) -> None:
+    counts, axes = TermCounts.build(papers), trends.Axes.of(papers)
+    sampled = trends.topic_year_terms(counts, axes, max_papers=120)
+    assert set(zip(sampled["topic"], sampled["year"], strict=True)) <= {
+        (t, y) for t in (0, 1, 2) for y in YEARS
+    }
+    diffusion = sampled[sampled["topic"] == 1]["terms"].sum()
+    assert set(diffusion) <= {
+        "diffusion",
+        "denoising",
+        "image",
+        "generation",
+        "sampler",
+        "score",
+        "quantum",
+        "lattice",
+        "zebra",
+        "method",
+        "results",
+        "study",
+    }

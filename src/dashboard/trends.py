@@ -44,6 +44,7 @@ GROUPINGS: tuple[str, ...] = ("year", "venue", "venue,year")
 ACCEPTED_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept")
 DECIDED_TIERS: tuple[str, ...] = (*ACCEPTED_TIERS, "reject", "withdrawn")
 TOPIC_TERMS = 5  # terms in a topic's year-specific representation (the hover of the topic lines)
+TERMS_SAMPLE = 200_000  # papers counted at most for those terms (a seeded sample above that)
 
 
 def _codes(values: pd.Series, *, sort: bool = True) -> tuple[np.ndarray, pd.Index]:
@@ -323,12 +324,20 @@ def rising_terms(
     )
 
 
-def topic_year_terms(counts: TermCounts, axes: Axes, n_terms: int = TOPIC_TERMS) -> pd.DataFrame:
+def topic_year_terms(
+    counts: TermCounts,
+    axes: Axes,
+    n_terms: int = TOPIC_TERMS,
+    max_papers: int = TERMS_SAMPLE,
+    random_state: int = 0,
+) -> pd.DataFrame:
     """Each topic's most representative terms in each year (BERTopic's topics over time, one model).
 
     c-TF-IDF of the topic's papers in that year with the idf of the corpus's topics (no refit), averaged
     with the topic's c-TF-IDF over all years. Columns: topic, year, terms (a list, best first).
-    Outliers and papers without a year are left out.
+    Outliers and papers without a year are left out. Above ``max_papers`` a seeded sample of that many
+    papers is counted (the top terms of a topic-year are stable long before that; a million papers
+    would read the whole count matrix).
     """
     columns = ["topic", "year", "terms"]
     n_years, n_topics = len(axes.years), len(axes.topics)
@@ -337,6 +346,8 @@ def topic_year_terms(counts: TermCounts, axes: Axes, n_terms: int = TOPIC_TERMS)
     if not keep.any() or counts.counts.shape[1] == 0:
         return pd.DataFrame(columns=columns)
     rows = np.flatnonzero(keep)
+    if len(rows) > max_papers:
+        rows = np.sort(np.random.default_rng(random_state).choice(rows, max_papers, replace=False))
     cell = axes.topic[rows] * n_years + axes.year[rows]
     cells, cell_index = np.unique(cell, return_inverse=True)
     membership = sp.csr_matrix(

@@ -20,7 +20,7 @@ from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import param, read_query, setting, sync_widget, update_filters, write_query
 
-GROUPINGS = {"year": "All venues together", "venue,year": "Each venue apart"}
+GROUPINGS = {"year": "All venues", "venue,year": "Per venue"}
 SCALES = {"share": "Share of papers", "papers": "Papers"}
 NGRAMS = {"1": "Words", "2": "Two-word phrases"}
 SHOWN_TOPICS = 5  # rising and as many falling topics drawn as lines (plus any topic filtered to)
@@ -133,7 +133,7 @@ def _period_name(period: Sequence[int]) -> str:
     return str(period[0]) if len(period) == 1 else f"{period[0]}–{period[-1]}"
 
 
-columns = st.columns([2, 2, 1, 1, 2], vertical_alignment="bottom")
+columns = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
 if several_venues:
     with columns[0]:
         sync_widget(keys.TRENDS_BY, by)
@@ -181,11 +181,10 @@ if several_years:
             on_change=_on_setting,
             args=(keys.TRENDS_TO, keys.URL_TRENDS_TO, halves),
         )
-with columns[4]:
-    st.caption(
-        "Click a point, cell or bar for its papers (listed at the bottom); it sets the year, venue and "
-        "topic filters of what was clicked. Each chart ignores the filters its own clicks set."
-    )
+st.caption(
+    "Click a point, cell or bar for its papers (listed at the bottom): it sets the year, venue and topic "
+    "filters of what was clicked. Each chart ignores the filters its own clicks set."
+)
 period_names = (_period_name(from_years), _period_name(to_years)) if several_years else ("", "")
 per_venue = by == "venue,year"
 has_topics = view.analysis is not None
@@ -292,32 +291,28 @@ if several_venues and has_topics:
     heat_by = "venue,year" if per_venue else "venue"
     venue_shares = trends.topic_shares(axes, heat_by, heat_mask, view.topic_names)
     order = [t for t in view.topic_order if t in set(venue_shares["topic"])]
-    left, right = st.columns([3, 2])
-    with left:
-        clickable(
-            trend_charts.share_heatmap(
-                venue_shares,
-                topics=order,
-                by_year=per_venue,
-                title="Topic share per venue and year" if per_venue else "Topic share per venue",
-            ),
-            "venue_heatmap",
-        )
-    with right:
-        distinctive = trends.distinctive_topics(axes, mask_without("venue", "topic"), view.topic_names)
-        st.markdown("**Each venue's most distinctive topics**")
-        components.show_table(
-            distinctive.drop(columns="topic"),
-            {
-                "venue": st.column_config.TextColumn("Venue", width=90),
-                "label": st.column_config.TextColumn("Topic", width=220),
-                "papers": st.column_config.NumberColumn("Papers", width=60),
-                "share": st.column_config.NumberColumn("Share", format="percent", width=60),
-                "score": st.column_config.NumberColumn("Score", format="%.1f", width=60),
-            },
-            within=components.HALF_WIDTH_PX,
-        )
-        st.caption("Score: weighted log-odds of the topic in the venue against the other venues.")
+    clickable(
+        trend_charts.share_heatmap(
+            venue_shares,
+            topics=order,
+            by_year=per_venue,
+            title="Topic share per venue and year" if per_venue else "Topic share per venue",
+        ),
+        "venue_heatmap",
+    )
+    distinctive = trends.distinctive_topics(axes, mask_without("venue", "topic"), view.topic_names)
+    st.markdown("**Each venue's most distinctive topics**")
+    components.show_table(
+        distinctive.drop(columns="topic"),
+        {
+            "venue": st.column_config.TextColumn("Venue", width=120),
+            "label": st.column_config.TextColumn("Topic", width=380),
+            "papers": st.column_config.NumberColumn("Papers", width=80),
+            "share": st.column_config.NumberColumn("Share of the venue", format="percent", width=120),
+            "score": st.column_config.NumberColumn("Score", format="%.1f", width=80),
+        },
+    )
+    st.caption("Score: weighted log-odds of the topic in the venue against the other venues.")
     left, right = st.columns(2)
     with left:
         csv_download(venue_shares, "venue_topics", "the topic shares per venue")
@@ -368,15 +363,16 @@ if trends.has_decisions(axes, mask_without("topic", "area", "year")):
 # --------------------------------------------------------------------- the papers behind a click
 st.subheader("The papers")
 chosen = [name for name in ("year", "venue", "topic", "area") if getattr(view.filters, name)]
-shown_papers = view.filtered
+positions = np.flatnonzero(view.mask.to_numpy(dtype=bool))
 st.caption(
     escape_markdown(
-        f"{len(shown_papers):,} papers ({view.describe()})"
+        f"{len(positions):,} papers ({view.describe()})"
         + ("" if chosen else " · click a chart to narrow them down")
-        + (f"; the first {PAPERS_LISTED} are listed" if len(shown_papers) > PAPERS_LISTED else "")
+        + (f"; the first {PAPERS_LISTED} are listed" if len(positions) > PAPERS_LISTED else "")
     )
 )
-listed = shown_papers.head(PAPERS_LISTED)
+# Only the listed rows and columns are read: no copy of the filtered table (all its text).
+listed = papers.iloc[positions[:PAPERS_LISTED]]
 table = pd.DataFrame(
     {
         "title": listed["title"].astype(str),

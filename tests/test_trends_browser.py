@@ -1,0 +1,67 @@
+"""The Trends page in headless Chromium: a click on a cell or a point sets exactly its filters.
+
+AppTest cannot click a Plotly chart, so this drives the real app on a multi-year synthetic corpus: the
+hover of the clicked element says how many papers it stands for, and after the click the URL holds
+exactly the filters it names and the sidebar counts exactly those papers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from server import running_app
+from synthetic import trend_papers
+from test_browser import CHROMIUM, browser, counts, no_errors, open_page, query, settle, wait_for_query
+
+__all__ = ["browser"]  # the fixture, shared with test_browser
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's Chromium at {CHROMIUM}"),
+]
+PAPERS_IN_HOVER = re.compile(r"\(?([\d,]+) papers")
+
+
+@pytest.fixture(scope="module")
+def trends_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    path = tmp_path_factory.mktemp("trends-browser") / "trends.jsonl"
+    trend_papers(per_venue_year=30).drop(columns=["topic"]).to_json(path, orient="records", lines=True)
+    with running_app(["--corpus", str(path)]) as url:
+        yield url
+
+
+def _click(page: object, chart_title: str, index: int) -> int:
+    """Hover then click the ``index``-th point of the chart titled ``chart_title``; its papers."""
+    chart = page.locator('[data-testid="stPlotlyChart"]').filter(has_text=chart_title).first  # type: ignore[attr-defined]
+    chart.scroll_into_view_if_needed()
+    point = chart.locator(".scatterlayer .point").nth(index)
+    point.hover(force=True)
+    hover = page.locator(".hoverlayer .hovertext").first  # type: ignore[attr-defined]
+    hover.wait_for()
+    match = PAPERS_IN_HOVER.search(hover.text_content())
+    assert match, hover.text_content()
+    point.click(force=True)  # plotly catches clicks on a drag layer above the points
+    return int(match.group(1).replace(",", ""))
+
+
+@pytest.mark.parametrize(
+    ("chart_title", "index", "keys"),
+    [("Topic share per venue", 4, {"topic", "venue"}), ("fastest-rising", 2, {"topic", "year"})],
+)
+def test_a_click_sets_exactly_the_filters_of_what_was_clicked(
+    trends_url: str, browser: object, chart_title: str, index: int, keys: set[str]
+) -> None:
+    page = open_page(browser, width=1280)
+    page.goto(f"{trends_url}/trends")  # type: ignore[attr-defined]
+    settle(page, timeout=240)  # the first run fits the topics (a minute on a busy 2-core machine)
+    total = counts(page)[1]
+    papers = _click(page, chart_title, index)
+    wait_for_query(page, "topic")
+    settle(page)
+    filters = query(page)
+    assert set(filters) == keys and all(len(values) == 1 for values in filters.values())
+    assert counts(page) == (papers, total)
+    assert 0 < papers < total
+    no_errors(page)
