@@ -658,7 +658,7 @@ def _is_number(text: str) -> bool:
 
 @pytest.mark.parametrize("fmt", ["csv", "xlsx"])
 def test_every_cli_command_that_writes_a_table_neutralises_formulas(fmt: str, tmp_path: Path) -> None:
-    """`parse`, `analyze` and any later command whose --out is a table file, by default and with --raw."""
+    """`parse`, `analyze` and any later command whose --out is the paper table, by default and with --raw."""
     from dashboard import cli
 
     source = tmp_path / "hostile.json"
@@ -669,6 +669,7 @@ def test_every_cli_command_that_writes_a_table_neutralises_formulas(fmt: str, tm
         for action in parser._subparsers._group_actions  # type: ignore[union-attr]
         for name, sub in action.choices.items()
         if any(option.dest == "out" and option.type is cli.output_path for option in sub._actions)
+        and any(option.dest == "raw" for option in sub._actions)  # writes the paper table (`trends` does not)
     ]
     assert "parse" in commands
     for command in commands:
@@ -684,7 +685,7 @@ def test_every_cli_command_that_writes_a_table_neutralises_formulas(fmt: str, tm
 # --------------------------------------------------------------------------- the app (AppTest)
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = ("overview", "papers", "topics", "terms", "links", "compare")
+PAGES = ("overview", "papers", "topics", "terms", "trends", "links", "compare")
 MARKUP = (
     '<script>alert("pwn")</script> <img src=x onerror=alert(2)> :red[RED] :material/home: $x^2$ '
     "[click](javascript:alert(3)) [d](data:text/html,<b>x</b>) ![pixel](https://evil.example/p.png) "

@@ -144,3 +144,4 @@ def test_the_cli_rejects_bad_periods(
     captured = capsys.readouterr()
     assert code == cli.EXIT_USAGE and message in captured.err
     assert pd.read_csv(io.StringIO(captured.out))["share"].sum() > 0  # the shares were still written
+

@@ -308,8 +308,13 @@ def code_release_lines(
                     y=line[column].to_numpy(),
                     mode="lines+markers",
                     name=name if dash == "solid" else f"{name} (live)",
-                    line={"color": colour if dash == "solid" else LIVE, "dash": dash, "width": 2},
-                    marker={"size": 8},
+                    # Per venue the live line keeps its venue's colour; alone it gets its own.
+                    line={
+                        "color": colour if dash == "solid" or per_venue else LIVE,
+                        "dash": dash,
+                        "width": 2,
+                    },
+                    marker={"size": 8, "symbol": "circle" if dash == "solid" else "circle-open"},
                     customdata=np.column_stack(
                         [
                             line["year"].astype(int).to_numpy(),
