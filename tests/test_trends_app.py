@@ -80,6 +80,16 @@ def test_the_settings_come_from_the_url(monkeypatch: pytest.MonkeyPatch, corpus_
     assert at.query_params["from"] in ("2021", ["2021"])
 
 
+def test_one_year_picked_compares_it_with_the_other_end_of_the_span(
+    monkeypatch: pytest.MonkeyPatch, corpus_file: Path
+) -> None:
+    at = trends_page(monkeypatch, corpus_file, {"from": "2022"})
+    assert "Rising and falling terms, 2022 → 2024" in [s.value for s in at.subheader]
+    assert at.selectbox(key=keys.TRENDS_TO).value == "2024"
+    at = trends_page(monkeypatch, corpus_file, {"to": "2021"})
+    assert "Rising and falling terms, 2020 → 2021" in [s.value for s in at.subheader]
+
+
 def test_bad_settings_fall_back_to_the_defaults(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:
     at = trends_page(monkeypatch, corpus_file, {"by": "nonsense", "from": "1900", "to": "x", "scale": "?"})
     assert not at.exception, [e.value for e in at.exception]

@@ -121,9 +121,12 @@ scale = setting(keys.URL_TRENDS_SCALE, SCALES, default="share")
 default_from, default_to = trends.default_periods(years)
 chosen_from, chosen_to = param(keys.URL_TRENDS_FROM), param(keys.URL_TRENDS_TO)
 year_texts = [str(y) for y in years]
-explicit = chosen_from in year_texts and chosen_to in year_texts and chosen_from != chosen_to
+# One year given: the other end of the span is the other year (a half-made choice must not snap back).
+low = int(chosen_from) if chosen_from in year_texts else (years[0] if chosen_to in year_texts else None)
+high = int(chosen_to) if chosen_to in year_texts else (years[-1] if chosen_from in year_texts else None)
+explicit = low is not None and high is not None and low != high
 if explicit:
-    low, high = sorted((int(chosen_from), int(chosen_to)))
+    low, high = sorted((int(low or 0), int(high or 0)))
     from_years, to_years = (low,), (high,)  # type: tuple[int, ...], tuple[int, ...]
 else:
     from_years, to_years = default_from, default_to
