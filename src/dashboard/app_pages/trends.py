@@ -92,12 +92,13 @@ def _on_term(chart_key: str, both: Sequence[int]) -> None:
 def clickable(fig: Any, name: str) -> None:
     """Draw ``fig``; a click sets the filters named in its ``meta["click_keys"]``."""
     key = f"{keys.TRENDS_CHART_PREFIX}.{name}"
-    st.plotly_chart(
+    components.chart(
         fig,
+        view,
+        name=f"trends_{name}",
         key=key,
         on_select=partial(_on_pick, key, tuple(fig.layout.meta["click_keys"])),
         selection_mode="points",
-        config={"displayModeBar": False},
     )
 
 
@@ -266,12 +267,13 @@ if several_years:
             fig.layout.meta = {"click_keys": ("year",)}
             key = f"{keys.TRENDS_CHART_PREFIX}.terms"
 
-            st.plotly_chart(
+            components.chart(
                 fig,
+                view,
+                name="trends_terms",
                 key=key,
                 on_select=partial(_on_term, key, (*from_years, *to_years)),
                 selection_mode="points",
-                config={"displayModeBar": False},
             )
         with right:
             if has_topics:
