@@ -199,3 +199,25 @@ def test_an_upload_without_links_says_there_is_nothing_to_show() -> None:
     assert metrics["Venues"] == "–"
     assert "Code released, per topic" not in charts_by_title(at)
     assert any("None of these papers links its own code" in c.value for c in at.main.caption)
+
+
+SHARED_ACRONYM_CSV = (
+    b"title,abstract\n"
+    b"One,We propose Margin-Aware Distillation (MAD) for compact students.\n"
+    b"Two,We propose MAD (Masking Adversarial Damage) to prune robust networks.\n"
+    b"Three,We propose Multi-Agent Debate (MAD) for reasoning with language models.\n"
+    b"Four,We propose MAD (multi-agent debate) for vision.\n"
+)
+
+
+def test_method_names_are_counted_per_meaning_not_per_spelling() -> None:
+    at = app()
+    at.sidebar.get("file_uploader")[0].set_value(("mad.csv", SHARED_ACRONYM_CSV, "text/csv")).run()
+    assert_no_exception(at)
+    table = at.main.dataframe[-1].value
+    counts = dict(zip(table["name"], table["papers"], strict=True))
+    assert counts == {
+        "MAD (Multi-Agent Debate)": 2,
+        "MAD (Margin-Aware Distillation)": 1,
+        "MAD (Masking Adversarial Damage)": 1,
+    }

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.extract import datasets, derived_title, load_dataset_names, method_names
+from dashboard.extract import datasets, derived_title, load_dataset_names, method_names, name_meanings
 from dashboard.text import clean_markup
 
 METHOD_NAMES = [
@@ -377,3 +377,55 @@ def test_seed_method_names(seeds_dir: Path) -> None:
     }  # fmt: skip
     assert expected <= found
     assert not {"CRL", "MILP", "LLM", "LLMs", "ToM", "SFT", "RL", "OSFL", "Transformer"} & found
+
+
+# --------------------------------------------------------------------- names per meaning
+
+
+@pytest.mark.parametrize(
+    ("texts", "names", "expected"),
+    [
+        # unrelated papers sharing an acronym: one meaning each
+        (
+            ["Margin-aware distillation (MAD) works.", "We use MAD (masking adversarial damage) here."],
+            [["MAD"], ["MAD"]],
+            [["MAD (Margin-aware distillation)"], ["MAD (masking adversarial damage)"]],
+        ),
+        # the same long form in another case or hyphenation: one meaning, the commoner spelling
+        (
+            ["Multi-Agent Debate (MAD) helps.", "multi agent debate (MAD) too.", "Multi-Agent Debate (MAD)."],
+            [["MAD"], ["MAD"], ["MAD"]],
+            [["MAD (Multi-Agent Debate)"]] * 3,
+        ),
+        # a paper that does not spell the name out joins its one known meaning...
+        (
+            ["Graph Echo Machine (GEM) is new.", "We build on GEM for speed."],
+            [["GEM"], ["GEM"]],
+            [["GEM (Graph Echo Machine)"], ["GEM (Graph Echo Machine)"]],
+        ),
+        # ...but not when the corpus knows several
+        (
+            ["Graph Echo Machine (GEM).", "Generic Episodic Memory (GEM).", "We use GEM."],
+            [["GEM"], ["GEM"], ["GEM"]],
+            [["GEM (Graph Echo Machine)"], ["GEM (Generic Episodic Memory)"], ["GEM"]],
+        ),
+        # a name only one paper uses is left as it is; names without a long form too
+        (["We propose FooNet (Frozen Object Network)."], [["FooNet"]], [["FooNet"]]),
+        (["We propose VAST.", "VAST again."], [["VAST"], ["VAST"]], [["VAST"], ["VAST"]]),
+        ([float("nan"), "x"], [[], []], [[], []]),
+    ],
+)
+def test_name_meanings(texts: list, names: list[list[str]], expected: list[list[str]]) -> None:
+    assert name_meanings(texts, names) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We propose optimal transport (OT) regularisation for domain shift.",
+        "We present a bird's eye view (BEV) detector for driving.",
+        "We introduce an upper confidence bound (UCB) rule for bandits.",
+    ],
+)
+def test_field_terms_measured_on_the_27k_corpus_are_not_method_names(text: str) -> None:
+    assert not {"OT", "BEV", "UCB"} & set(method_names(text))

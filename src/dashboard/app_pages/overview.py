@@ -91,7 +91,9 @@ with left:
             name="datasets",
         )
 with right:
-    method_items = data.list_items(digest, "method_names", False, papers)
+    # Counted per meaning: a name with the long form its abstract gives, so papers that merely share
+    # an acronym (MAD, CAT) are not one row (`extract.name_meanings`).
+    method_items = data.method_meanings(digest, papers)
     methods = tables.method_names_in_view(method_items, in_view, papers["title"])
     if methods.empty:
         st.caption("No method names found in these abstracts.")
@@ -100,7 +102,9 @@ with right:
         components.show_table(
             methods,
             {
-                "name": st.column_config.TextColumn("Name", width=130),
+                "name": st.column_config.TextColumn(
+                    "Name", width=230, help="With its long form where the abstract spells it out"
+                ),
                 "papers": st.column_config.NumberColumn("Papers", width=60),
                 "title": st.column_config.TextColumn("Paper (the first one naming it)", width=400),
             },

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import analysis, charts, corpus, diskcache, filters, links, terms
+from dashboard import analysis, charts, corpus, diskcache, extract, filters, links, terms
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck.store import Store, StoreError
 from dashboard.ui import indexed, tables
@@ -236,6 +236,13 @@ def groups(digest: str, n_topics: int | None, column: str, _papers: pd.DataFrame
 def list_items(digest: str, column: str, once_per_row: bool, _papers: pd.DataFrame) -> tables.Groups:
     """The non-blank elements of a list column (datasets, method names) as codes."""
     return tables.list_items(_papers[column], once_per_row=once_per_row)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def method_meanings(digest: str, _papers: pd.DataFrame) -> tables.Groups:
+    """The method names as the Overview counts them, per meaning (`extract.name_meanings`), as codes."""
+    meanings = extract.name_meanings(_papers["abstract_clean"], _papers["method_names"])
+    return tables.list_items(pd.Series(meanings, index=_papers.index, dtype=object), once_per_row=False)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
