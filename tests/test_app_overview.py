@@ -221,3 +221,37 @@ def test_method_names_are_counted_per_meaning_not_per_spelling() -> None:
         "MAD (Margin-Aware Distillation)": 1,
         "MAD (Masking Adversarial Damage)": 1,
     }
+
+
+# --------------------------------------------------------------------- a failed upload (issue 12 item 10)
+
+BROKEN = ("broken.json", b"\x00\x01{not json", "application/json")
+WHOLE_REASON = "binary file (contains NUL bytes), not text: nothing read; export the abstracts as text"
+
+
+def test_a_failed_upload_opens_its_report_with_the_whole_reason() -> None:
+    at = app()
+    at.sidebar.get("file_uploader")[0].set_value(BROKEN).run()
+    assert_no_exception(at)
+    assert any("No papers could be read" in e.value for e in at.main.error)
+    # The report is on the page, every reason whole; the sidebar's report is open.
+    report = at.main.table[0].value
+    assert WHOLE_REASON in report["Message"].iloc[0]
+    corpus_box = at.sidebar.expander[0]
+    assert corpus_box.proto.expanded
+    assert corpus_box.label.endswith("· 0 papers")
+    assert any(WHOLE_REASON in c.value.replace("\\", "") for c in corpus_box.caption)
+
+
+def test_the_load_report_gets_its_plurals_right() -> None:
+    at = app()
+    one = ("one.json", b'[{"title": "Only a title"}]', "application/json")
+    at.sidebar.get("file_uploader")[0].set_value(one).run()
+    assert_no_exception(at)
+    corpus_box = at.sidebar.expander[0]
+    assert corpus_box.label.endswith("· 1 paper")
+    captions = [c.value.replace("\\", "") for c in corpus_box.caption]
+    assert "1 paper from 1 file; 1 warning" in captions
+    assert any(c.startswith("1 problem (") for c in captions), captions
+    assert "Showing the uploaded file." in captions
+    assert not corpus_box.proto.expanded  # a warning is no failure: the report stays closed

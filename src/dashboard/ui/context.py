@@ -109,9 +109,14 @@ def page_context() -> View:
         corpus_section(source, result.report, len(result.papers))
     if len(result.papers) == 0:
         st.error(
-            "No papers could be read from this corpus. The load report in the sidebar says why; "
-            "upload other files or switch back to the bundled corpus."
+            "No papers could be read from this corpus. The load report below (also in the sidebar) "
+            "says why; upload other files or switch back to the bundled corpus.",
+            icon=":material/error:",
         )
+        problems = result.report.to_frame()
+        if len(problems):
+            # A table, not a grid: every reason is shown whole, wrapped, however long.
+            st.table(problems.rename(columns=str.capitalize).set_index("Source"))
         st.stop()
 
     filters, notices = read_filters()
@@ -167,16 +172,38 @@ def _facets(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> dict[st
     return stored if stored is not None else facet_counts(_papers)
 
 
+PROBLEMS_AS_TEXT = 10  # problems listed as wrapped text in the sidebar; more are also in a grid
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 paper``, ``2 papers``, ``1,024 records`` (nouns that take an ``s``)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> None:
     """Sidebar: which corpus is shown, its load report, and uploading other files."""
+    problems = report.to_frame()
+    # Open where the report explains a failure: nothing read, or an upload with records skipped.
+    failed = n_papers == 0 or (source.is_upload and (problems["severity"] == "skipped").any())
     with st.expander(
-        f"Corpus: {escape_markdown(source.label)} · {n_papers:,} papers", icon=":material/dataset:"
+        f"Corpus: {escape_markdown(source.label)} · {plural(n_papers, 'paper')}",
+        icon=":material/dataset:",
+        expanded=bool(failed),
     ):
         st.caption(escape_markdown(report.summary()))
-        problems = report.to_frame()
         if len(problems):
-            st.caption(f"{len(problems):,} records skipped or flagged:")
-            st.dataframe(problems, hide_index=True, width="stretch", height=min(300, 36 + 35 * len(problems)))
+            st.caption(
+                f"{plural(len(problems), 'problem')} (records or files skipped, or read with a warning):"
+            )
+            # Each reason whole, as text that wraps (a grid in the sidebar cut it to a few letters).
+            for row in problems.head(PROBLEMS_AS_TEXT).itertuples(index=False):
+                where = f"{row.source}{', ' + row.place if row.place else ''} · {row.severity}"
+                st.caption(f"**{escape_markdown(where)}**: {escape_markdown(row.message)}")
+            if len(problems) > PROBLEMS_AS_TEXT:
+                st.caption(f"All {len(problems):,} of them:")
+                st.dataframe(
+                    problems, hide_index=True, width="stretch", height=min(300, 36 + 35 * len(problems))
+                )
         st.file_uploader(
             "Load other files",
             accept_multiple_files=True,
@@ -212,7 +239,9 @@ def on_upload() -> None:
         return
     st.session_state[keys.UPLOADS] = files
     st.session_state[keys.CORPUS_CHOICE] = "uploaded"
-    st.session_state[keys.UPLOAD_NOTICE] = f"Showing {len(files)} uploaded file(s)."
+    st.session_state[keys.UPLOAD_NOTICE] = (
+        "Showing the uploaded file." if len(files) == 1 else f"Showing the {len(files)} uploaded files."
+    )
 
 
 def _choose_corpus(choice: str) -> None:
