@@ -255,3 +255,44 @@ def test_the_load_report_gets_its_plurals_right() -> None:
     assert any(c.startswith("1 problem (") for c in captions), captions
     assert "Showing the uploaded file." in captions
     assert not corpus_box.proto.expanded  # a warning is no failure: the report stays closed
+
+
+# --------------------------------------------------------------------- Links & code (issue 12 item 17)
+
+LINKS_CSV = (
+    b"title,abstract\n"
+    b"One,We propose FooNet. Project page: https://foo.github.io/net and code at https://github.com/a/foo.\n"
+    b"Two,We propose BarNet; code will be released upon acceptance.\n"
+    b"Three,We propose BazNet. See https://baz.example.org/project for videos.\n"
+)
+
+
+def seeds_app(page: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setattr("sys.argv", ["app.py"])
+    return app(page)
+
+
+def test_links_page_says_project_page_and_hides_the_seeds_file_hashes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    at = seeds_app("links", monkeypatch)
+    assert_no_exception(at)
+    titles = list(charts_by_title(at))
+    assert "Code released, per source file" not in titles  # the seeds' hashed names split nothing
+    links = at.main.dataframe[0].value
+    assert "project page" in set(links["kind"]) and not any("_" in kind for kind in links["kind"])
+
+
+def test_links_page_shows_source_files_only_when_there_are_several(monkeypatch: pytest.MonkeyPatch) -> None:
+    at = seeds_app("links", monkeypatch)
+    uploader = at.sidebar.get("file_uploader")[0]
+    uploader.set_value(("one.csv", LINKS_CSV, "text/csv")).run()
+    assert_no_exception(at)
+    promised = [d.value for d in at.main.dataframe if "title" in d.value.columns and len(d.value) == 1]
+    assert promised and "source" not in promised[-1].columns  # one file: no column repeating its name
+    second = LINKS_CSV.replace(b"One,", b"Four,").replace(b"Two,", b"Five,").replace(b"Three,", b"Six,")
+    at = seeds_app("links", monkeypatch)
+    files = [("iclr2025.csv", LINKS_CSV, "text/csv"), ("nips2024.csv", second, "text/csv")]
+    at.sidebar.get("file_uploader")[0].set_value(files).run()
+    assert_no_exception(at)
+    assert "Code released, per source file" in charts_by_title(at)

@@ -20,11 +20,10 @@ link_table = data.link_table(digest, papers)
 link_rows = tables.links_in_view(link_table, in_view)
 
 # Release rates by every grouping that has more than one group here; a single bar says nothing.
-groupings: list[tuple[str, str, dict[int, str] | None]] = [
-    ("venue", "venue", None),
-    ("year", "year", None),
-    ("source", "source file", None),
-]
+groupings: list[tuple[str, str, dict[int, str] | None]] = [("venue", "venue", None), ("year", "year", None)]
+sources_in_view = tables.values_in_view(data.groups(digest, k, "source", papers), in_view)
+if tables.source_files_tell_something(sources_in_view):  # not the seeds' hashes, nor one file
+    groupings.append(("source", "source file", None))
 if view.analysis is not None:
     groupings.insert(0, ("topic", "topic", view.topic_names))
 rates = [
@@ -145,7 +144,9 @@ else:
     page = components.page_rows(len(link_rows), f"{keys.LINKS_FORMAT}.page.{view.filters.slug()}", "links")
     tracker = tables.tracker_rows(link_table, papers, link_rows[page])
     shown = tracker.assign(
-        url=components.safe_links(tracker["url"]), code_status=tracker["code_status"].str.replace("_", " ")
+        url=components.safe_links(tracker["url"]),
+        kind=tracker["kind"].str.replace("_", " "),  # "project page", as everywhere else
+        code_status=tracker["code_status"].str.replace("_", " "),
     )
     components.show_table(
         shown.drop(columns="id"),
@@ -189,7 +190,8 @@ with left:
         )
 with right:
     is_promised = in_view & papers["code_status"].eq("promised").to_numpy(dtype=bool, na_value=False)
-    promised = papers.loc[is_promised, ["title", "source"]]
+    columns = ["title", "source"] if len(sources_in_view) > 1 else ["title"]  # one file: no column
+    promised = papers.loc[is_promised, columns]
     st.subheader(f"Code promised, no link ({len(promised):,})")
     st.caption('The abstract says code "will be released" (or similar) but gives no link.')
     if len(promised):

@@ -7,7 +7,8 @@ pandas versions they must equal live in ``tests/reference_tables.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,26 @@ import numpy as np
 import pandas as pd
 
 RELEASED = "released"
+
+
+_MACHINE_NAME = re.compile(r"[0-9a-f]{8,}|[0-9a-f]{8}-[0-9a-f]{4}-", re.IGNORECASE)
+
+
+def source_files_tell_something(sources: Iterable[object]) -> bool:
+    """Whether a per-source-file chart or column says anything: several files, named by a person.
+
+    One file on every row says nothing; nor do machine-made names (``003_fb8fd97882dc0bc7.txt``, the
+    bundled seeds' hashes), whose split is arbitrary.
+
+    >>> source_files_tell_something(["iclr2025.json", "nips2024.json"])
+    True
+    >>> source_files_tell_something(["000_f074a6e2e82fdcc8.txt", "001_0a4efe27d1109a12.txt"])
+    False
+    """
+    names = {str(s) for s in sources}
+    if len(names) < 2:
+        return False
+    return not all(_MACHINE_NAME.search(name) and any(c.isdigit() for c in name) for name in names)
 
 
 def fit_widths(widths: Mapping[str, int], budget: int) -> dict[str, int]:
