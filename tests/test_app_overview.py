@@ -296,3 +296,30 @@ def test_links_page_shows_source_files_only_when_there_are_several(monkeypatch: 
     at.sidebar.get("file_uploader")[0].set_value(files).run()
     assert_no_exception(at)
     assert "Code released, per source file" in charts_by_title(at)
+
+
+# --------------------------------------------------------------------- captions that are true (item 15)
+
+
+@pytest.mark.parametrize("page", ["overview", "papers", "topics", "terms", "links", "compare"])
+def test_no_caption_promises_a_download_the_page_lacks(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pages of 20 rows, so every paged table says how it is paged (57 seed papers, 14 links...).
+    monkeypatch.setattr("dashboard.ui.components.PAGE_ROWS", 20)
+    at = seeds_app(page, monkeypatch)
+    assert_no_exception(at)
+    texts = [c.value for c in at.main.caption] + [m.value for m in at.main.markdown]
+    mentions = [t for t in texts if "download" in t.lower()]
+    if page in ("compare", "links"):
+        assert page != "compare" or any("a page" in t for t in texts), "the paging caption was drawn"
+    if mentions:
+        assert at.main.get("download_button"), (page, mentions)
+
+
+def test_compare_says_what_its_similarity_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.argv", ["app.py"])
+    papers = corpus.load([REPO / "seeds"]).papers
+    at = app("compare", {"cmp": list(papers["id"].iloc[:2])})
+    assert_no_exception(at)
+    (title,) = [t for t in charts_by_title(at) if "similarity" in t.lower()]
+    assert "1 = same words" not in title and "words" in title
+    assert any("tf-idf" in c.value for c in at.main.caption)

@@ -13,6 +13,12 @@ from dashboard.ui.url import sync_widget, write_query
 
 MAX_PAPERS = 4
 LETTERS = "ABCD"
+# What the numbers are (`Analysis.similarity_matrix` and `most_similar` score tf-idf vectors).
+SIMILARITY_TITLE = "Pairwise similarity of the words (1 = same, 0 = none shared)"
+SIMILARITY_NOTE = (
+    "Cosine similarity of the abstracts' tf-idf word weights: 1 = the same words in the same "
+    "proportions, 0 = no word in common. The similar papers beside are scored the same way."
+)
 
 view = page_context()
 components.page_header("Compare", view, "Two to four papers side by side")
@@ -70,7 +76,9 @@ if len(picked) < 2:
         icon=":material/compare:",
     )
     # One page of rows at a time, like the Papers page: st.dataframe sends every row it is given.
-    page = components.page_rows(len(filtered_rows), f"{keys.COMPARE_TABLE}.page.{view.filters.slug()}")
+    page = components.page_rows(
+        len(filtered_rows), f"{keys.COMPARE_TABLE}.page.{view.filters.slug()}", has_download=False
+    )
     rows = components.rows_of(view.papers, filtered_rows[page], ("id", "title", "topic", "code_status"))
     # A key per filter state and page, so a stale row number never picks the wrong paper.
     table_key = f"{keys.COMPARE_TABLE}.{view.filters.slug()}.{page.start}"
@@ -156,11 +164,12 @@ if view.analysis is not None:
                 matrix,
                 list(LETTERS[: len(picked)]),
                 titles=[titles[p] for p in picked],
-                title="Pairwise similarity (1 = same words)",
+                title=SIMILARITY_TITLE,
             ),
             view,
             name="similarity",
         )
+        st.caption(SIMILARITY_NOTE)
     with right:
         st.markdown("**Most similar to each picked paper**")
         for n, paper_id in enumerate(picked):

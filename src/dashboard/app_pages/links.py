@@ -172,7 +172,9 @@ left, right = st.columns(2)
 with left:
     account_only = in_view & papers["code_status"].eq("account_only").to_numpy(dtype=bool, na_value=False)
     st.subheader(f"Account or organisation only ({int(account_only.sum()):,})")
-    st.caption("The abstract links a user or organisation page but no repository.")
+    st.caption(
+        "The paper links a user or organisation page but no repository (below: such links in the abstracts)."
+    )
     if account_only.any():
         account_links = link_rows[
             (link_table["kind"].to_numpy()[link_rows] == "account")

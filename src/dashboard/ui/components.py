@@ -303,7 +303,10 @@ def similar_papers(
         return
     if nearest is None or len(nearest) == 0:
         return
-    st.markdown("**Most similar papers**")
+    st.markdown(
+        "**Most similar papers**",
+        help="Cosine similarity of the abstracts' tf-idf word weights: 1 = the same words, 0 = none shared.",
+    )
     for row in nearest.itertuples(index=False):
         paper_button(
             f"{float(row.similarity):.2f} · {row.title}",
@@ -496,8 +499,11 @@ PAGE_ROWS = 1_000  # st.dataframe sends every row it is given to the browser: mo
 PICKER_OPTIONS = 1_000  # a multiselect sends every option to the browser too: more are not offered
 
 
-def page_rows(n_rows: int, key: str, what: str = "papers") -> slice:
-    """Which rows to show: all of them when few, else one page of PAGE_ROWS, chosen above the table."""
+def page_rows(n_rows: int, key: str, what: str = "papers", *, has_download: bool = True) -> slice:
+    """Which rows to show: all of them when few, else one page of PAGE_ROWS, chosen above the table.
+
+    ``has_download``: the page offers the whole table as a download (the caption says so only then).
+    """
     if n_rows <= PAGE_ROWS:
         return slice(0, n_rows)
     pages = (n_rows - 1) // PAGE_ROWS + 1
@@ -509,7 +515,8 @@ def page_rows(n_rows: int, key: str, what: str = "papers") -> slice:
     with right:
         st.caption(
             f"{what.capitalize()} {start + 1:,}–{stop:,} of {n_rows:,}, "
-            f"{PAGE_ROWS:,} a page: filter or search to narrow them down; the download holds all of them."
+            f"{PAGE_ROWS:,} a page: filter or search to narrow them down"
+            + ("; the download holds all of them." if has_download else ".")
         )
     return slice(start, stop)
 
