@@ -287,23 +287,53 @@ GRID_OVERFLOW_JS = """() => [...document.querySelectorAll('[data-testid="stDataF
     .map(e => e.scrollWidth - e.clientWidth)"""
 
 
-@pytest.mark.parametrize("width", [1280, 1920])
+# Chart text (tick labels, bar labels, titles) outside its chart is cut off; so is a metric label
+# wider than its box ("Released c...").
+CUT_LABELS_JS = """() => {
+  const cut = [];
+  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    const svg = chart.querySelector('.main-svg');
+    if (!svg) continue;
+    const box = svg.getBoundingClientRect();
+    for (const t of chart.querySelectorAll('.ytick text, .xtick text, .bartext, .gtitle, .g-xtitle text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1)) cut.push(t.textContent);
+    }
+  }
+  for (const label of document.querySelectorAll('[data-testid="stMetricLabel"] p')) {
+    if (label.scrollWidth > label.clientWidth + 1) cut.push(label.textContent);
+  }
+  return cut;
+}"""
+CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+    .every(chart => chart.querySelector('.main-svg'))"""
+# The Papers and Compare tables are sized for 1280 px by their own page (issue 12 item 4 reworks
+# them); at 1024 px their grids still scroll sideways.
+GRIDS_SIZED_FOR_1280 = ("papers", "compare")
+
+
+@pytest.mark.parametrize("width", [1024, 1280, 1920])
 def test_layout_at_common_widths(app_url: str, browser: object, width: int) -> None:
     page = open_page(browser, width=width, height=1200)
     for name in PAGES.values():
-        page.goto(f"{app_url}/{name}?q=diffusion")
+        page.goto(f"{app_url}/{'' if name == 'overview' else name}?q=diffusion")  # Overview is "/"
         settle(page)
-        page.wait_for_timeout(800)
+        page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # Plotly loads lazily
+        page.wait_for_timeout(1500)
         no_errors(page)
         # Nothing sticks out sideways: the page itself never scrolls horizontally,
         overflow = page.evaluate(
             "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
         assert overflow <= 0, name
-        # nor does any table: every column is in view without scrolling its grid sideways.
+        # nor does any table: every column is in view without scrolling its grid sideways,
         grids = page.evaluate(GRID_OVERFLOW_JS)
-        assert max(grids, default=0) <= 1, (name, grids)
+        if width > 1024 or name not in GRIDS_SIZED_FOR_1280:
+            assert max(grids, default=0) <= 1, (name, grids)
+        # and no label of a chart or a metric is cut.
+        assert page.evaluate(CUT_LABELS_JS) == [], name
     page.goto(f"{app_url}/papers?q=diffusion")
     settle(page)
+    page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller')  # grids draw after the script
     assert page.evaluate(GRID_OVERFLOW_JS)  # the check above looked at real grids
     shoot(page, f"papers_{width}")

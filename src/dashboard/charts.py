@@ -403,10 +403,12 @@ def code_status_bars(statuses: pd.Series, *, title: str = "Code status") -> go.F
             y=counts.to_numpy(),
             marker_color=ACCENT,
             text=[f"{n:,}" for n in counts.to_numpy()],
-            textposition="auto",
+            textposition="outside",  # "auto" turned the count of a short bar on its side, inside it
+            cliponaxis=False,
             hovertemplate="%{x}: %{y} papers<extra></extra>",
         )
     )
+    fig.update_yaxes(range=[0, max(1, int(counts.max())) * 1.15])
     return _base_layout(fig, title, "Code status", "Papers", 320)
 
 

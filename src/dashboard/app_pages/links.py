@@ -39,8 +39,9 @@ rate_charts = [
 widest, others = (rate_charts[0], rate_charts[1:]) if rate_charts else (None, [])
 statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
 small = [charts.code_status_bars(statuses, title="Code status of the papers"), *others]
+pairs = st.container(key=keys.LINKS_STACK)  # stacked below 1280 px (see `markup.STYLE`)
 for row in range(0, len(small), 2):
-    for number, (column, figure) in enumerate(zip(st.columns(2), small[row : row + 2], strict=False)):
+    for number, (column, figure) in enumerate(zip(pairs.columns(2), small[row : row + 2], strict=False)):
         with column:
             components.chart(figure, view, name=f"code-release-{row + number}")
 if widest is not None:
@@ -168,7 +169,7 @@ else:
         n_rows=len(link_rows),
     )
 
-left, right = st.columns(2)
+left, right = st.container(key=keys.LINKS_STACK_TABLES).columns(2)
 with left:
     account_only = in_view & papers["code_status"].eq("account_only").to_numpy(dtype=bool, na_value=False)
     st.subheader(f"Account or organisation only ({int(account_only.sum()):,})")

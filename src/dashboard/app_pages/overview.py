@@ -26,25 +26,25 @@ venue_names = tables.values_in_view(data.groups(digest, k, "venue", papers), in_
 venues = sum(1 for venue in venue_names if str(venue) != "")
 # Fixed-width metrics in a wrapping row: at 1024 px they go on two lines instead of cutting labels.
 metrics = st.container(horizontal=True, gap="medium")
-metrics.metric("Papers", f"{n_papers:,}", help=f"{len(view.papers):,} in the corpus", width=150)
+metrics.metric("Papers", f"{n_papers:,}", help=f"{len(view.papers):,} in the corpus", width=140)
 if view.analysis is not None:
     topic_groups = data.groups(digest, k, "topic", papers)
     not_outlier = ~papers["is_outlier"].to_numpy(dtype=bool)
     shown_topics = len(tables.values_in_view(topic_groups, in_view & not_outlier))
     metrics.metric(
-        "Topics", f"{shown_topics:,}", help=f"{view.n_topics_found} topics in the whole corpus", width=150
+        "Topics", f"{shown_topics:,}", help=f"{view.n_topics_found} topics in the whole corpus", width=140
     )
 else:
-    metrics.metric("Topics", "–", help="Topics could not be computed for this corpus.", width=150)
+    metrics.metric("Topics", "–", help="Topics could not be computed for this corpus.", width=140)
 share = released / n_papers
-metrics.metric("Released code", f"{share:.0%}", help=f"{released:,} papers link their own code", width=150)
+metrics.metric("Released code", f"{share:.0%}", help=f"{released:,} papers link their own code", width=140)
 metrics.metric(
-    "Links found", f"{n_links:,}", help="Every URL in the abstracts, de-duplicated per paper", width=150
+    "Links found", f"{n_links:,}", help="Every URL in the abstracts, de-duplicated per paper", width=140
 )
 if venues:
-    metrics.metric("Venues", f"{venues:,}", width=150)
+    metrics.metric("Venues", f"{venues:,}", width=140)
 else:
-    metrics.metric("Venues", "–", help="These files name no venue for these papers.", width=150)
+    metrics.metric("Venues", "–", help="These files name no venue for these papers.", width=140)
 
 if "has_abstract" in papers.columns:
     without = int((~papers["has_abstract"].to_numpy(dtype=bool))[in_view].sum())
@@ -56,7 +56,9 @@ if "has_abstract" in papers.columns:
             "similarity."
         )
 
-left, right = st.columns(2)
+# Charts in pairs; below 1280 px they stack (see `markup.STYLE`): half of 1024 px cuts their labels.
+body = st.container(key=keys.OVERVIEW_STACK)
+left, right = body.columns(2)
 if view.analysis is not None:
     with left:
         components.topic_bars(view, keys.OVERVIEW_BARS)
@@ -79,7 +81,7 @@ else:
         statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
         components.chart(charts.code_status_bars(statuses), view, name="code-status")
 
-left, right = st.columns(2)
+left, right = body.columns(2)
 with left:
     datasets = tables.counts_in_view(data.list_items(digest, "datasets", True, papers), in_view)
     if datasets.empty:
@@ -103,7 +105,7 @@ with right:
             methods,
             {
                 "name": st.column_config.TextColumn(
-                    "Name", width=230, help="With its long form where the abstract spells it out"
+                    "Name", width=200, help="With its long form where the abstract spells it out"
                 ),
                 "papers": st.column_config.NumberColumn("Papers", width=60),
                 "title": st.column_config.TextColumn("Paper (the first one naming it)", width=400),
@@ -147,10 +149,10 @@ if charts_to_draw:
     }
     parts = [named[field] for field, *_ in charts_to_draw]
     heading = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    st.subheader(heading[0].upper() + heading[1:])
+    body.subheader(heading[0].upper() + heading[1:])
     for start in range(0, len(charts_to_draw), 2):
         for column, (field, title, key, counts, value_names, keep_order) in zip(
-            st.columns(2), charts_to_draw[start : start + 2], strict=False
+            body.columns(2), charts_to_draw[start : start + 2], strict=False
         ):
             with column:
                 components.filter_bars(

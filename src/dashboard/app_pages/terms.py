@@ -56,7 +56,7 @@ with st.spinner("Counting terms (once per corpus and setting)…"):
     counts = data.term_counts(view.source.digest, int(ngram), keep_stop_words, view.papers)
 frequencies = counts.term_frequencies(view.mask.to_numpy(), top=CLOUD_TERMS)
 
-left, right = st.columns([2, 3])
+left, right = st.container(key=keys.TERMS_STACK).columns([2, 3])  # stacked below 1280 px
 with left:
     if frequencies.empty:
         st.caption("No terms to count in these papers with this setting.")
@@ -80,7 +80,7 @@ with right:
         st.caption(f"{len(undrawable)} terms in other scripts are in the chart but not in the cloud.")
 
 st.subheader("Distinctive terms")
-left, right = st.columns(2)
+left, right = st.container(key=keys.TERMS_STACK_GROUPS).columns(2)
 with left:
     if view.filters.is_empty:
         st.caption(

@@ -24,7 +24,7 @@ with note:
         "(click again to remove it); select points on the map to filter to those papers."
     )
 
-left, right = st.columns(2)
+left, right = st.container(key=keys.TOPICS_STACK).columns(2)  # stacked below 1280 px
 with left:
     components.topic_bars(view, keys.TOPICS_BARS, title="Papers per topic")
 with right:
@@ -69,7 +69,7 @@ focus = st.columns([2, 3])[0].selectbox(
     key=keys.TOPICS_FOCUS,
 )
 row = view.analysis.topics.loc[view.analysis.topics["topic"] == focus].iloc[0]
-left, right = st.columns(2)
+left, right = st.container(key=keys.TOPICS_STACK_DETAIL).columns(2)
 with left:
     weights = pd.Series({str(term): float(weight) for term, weight in list(row["top_terms"])[:15]})
     components.chart(

@@ -521,8 +521,11 @@ def page_rows(n_rows: int, key: str, what: str = "papers", *, has_download: bool
     return slice(start, stop)
 
 
-# What a table has at 1280 px with the sidebar open: the main column, and half of it in st.columns(2).
-PAGE_WIDTH_PX = 816
+# What a table has with the sidebar open: the main column at 1024 px (the narrowest window the app
+# is laid out for), and half of it in st.columns(2) at 1280 px (below 1280 px pairs of columns in a
+# `keys.STACK_NARROW_PREFIX` container go one under the other, see `markup.STYLE`). A wider window
+# gives every column the same extra room.
+PAGE_WIDTH_PX = 560
 HALF_WIDTH_PX = 398
 
 
@@ -532,7 +535,7 @@ def show_table(
     """A read-only table with these column configs, as tall as its rows up to ``visible`` of them.
 
     The widths are cut to fit ``within`` pixels (`tables.fit_widths`), so no column hides behind a
-    sideways scroll at 1280 px; a wider window gives every column the same extra room.
+    sideways scroll at 1024 px; a wider window gives every column the same extra room.
     """
     shown = {name: config for name, config in columns.items() if name in table.columns}
     sized = {name: c["width"] for name, c in shown.items() if isinstance(c.get("width"), int)}

@@ -71,6 +71,15 @@ COMPARE_ADD_PREFIX: Final = "compare.add"  # + ids: one "Add" button per suggest
 TOPICS_REPRESENTATIVE_PREFIX: Final = "topics.representative"  # + topic and paper id
 PAPERS_SIMILAR_PREFIX: Final = "papers.similar"  # + paper ids: one button per similar paper
 OVERVIEW_CLEAR: Final = "overview.clear_filters"
+# Containers whose st.columns stack below 1280 px (see `markup.STYLE`); the prefix is what the CSS matches.
+STACK_NARROW_PREFIX: Final = "stack-narrow"
+OVERVIEW_STACK: Final = STACK_NARROW_PREFIX + "-overview"
+LINKS_STACK: Final = STACK_NARROW_PREFIX + "-links"
+LINKS_STACK_TABLES: Final = STACK_NARROW_PREFIX + "-links-tables"
+TOPICS_STACK: Final = STACK_NARROW_PREFIX + "-topics"
+TOPICS_STACK_DETAIL: Final = STACK_NARROW_PREFIX + "-topics-detail"
+TERMS_STACK: Final = STACK_NARROW_PREFIX + "-terms"
+TERMS_STACK_GROUPS: Final = STACK_NARROW_PREFIX + "-terms-groups"
 
 # --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------
 URL_PAPER: Final = "paper"  # Papers: the paper opened below the table

@@ -133,5 +133,13 @@ STYLE = """
 .pd-legend mark { padding: 0 0.3em; border-radius: 0.2em; color: inherit; }
 .pd-legend mark.shared { background: rgba(59, 91, 219, 0.22); }
 .pd-legend mark.distinct { background: rgba(255, 214, 0, 0.45); }
+/* Side-by-side charts inside a "stack-narrow" container go one under the other below 1280 px: at
+   1024 px with the sidebar open half the page is ~280 px, too narrow for a bar chart's labels. */
+@media (max-width: 1279px) {
+  [class*="st-key-stack-narrow"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
+  [class*="st-key-stack-narrow"] [data-testid="stColumn"] {
+    flex: 1 1 100% !important; min-width: 100% !important;
+  }
+}
 </style>
 """
