@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard import __version__, corpus, export
+from dashboard.library_cli import add_library_command
 from dashboard.repocheck.cli import add_check_code_command
 from dashboard.report_cli import add_report_command
 from dashboard.trends_cli import add_trends_command
@@ -400,6 +401,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_check_code_command,
     add_report_command,
     add_trends_command,
+    add_library_command,
 ]
 
 
