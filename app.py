@@ -18,6 +18,7 @@ page = st.navigation(
         st.Page(PAGES / "trends.py", title="Trends", icon=":material/trending_up:"),
         st.Page(PAGES / "links.py", title="Links & code", icon=":material/link:"),
         st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare:"),
+        st.Page(PAGES / "library.py", title="Library", icon=":material/bookmarks:"),
     ]
 )
 with timings.script_run(page.title):  # a no-op unless PAPER_DASHBOARD_TIMINGS names a file (bench/)

@@ -51,3 +51,11 @@ def private_disk_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
         os.environ.pop("PAPER_DASHBOARD_CACHE_DIR", None)
     else:
         os.environ["PAPER_DASHBOARD_CACHE_DIR"] = before
+
+
+@pytest.fixture(autouse=True)
+def _library_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test, and every server it starts, keeps its library in a fresh temporary file."""
+    path = tmp_path_factory.mktemp("library") / "library.sqlite"
+    monkeypatch.setenv("PAPER_DASHBOARD_LIBRARY", str(path))
+    return path

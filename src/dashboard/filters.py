@@ -9,7 +9,7 @@ yields a short notice, never an exception.
     {'q': 'diffusion -"video"', 'year': ['2024'], 'code': ['released']}
 
 URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``code``, ``link``,
-``dataset``, ``author``, ``institution``, ``country``, ``decision`` (a decision tier), ``repo``
+``dataset``, ``list`` (reading lists of the library), ``author``, ``institution``, ``country``, ``decision`` (a decision tier), ``repo``
 (repository state, `dashboard.schema.REPO_STATES`), ``words``
 (``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map) and ``k``, the number of
 topics the ``topic`` numbers refer to (``auto`` by default).
@@ -22,6 +22,7 @@ names match exactly as the corpus spells them (the sidebar resolves a typed name
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import re
 import unicodedata
@@ -58,6 +59,7 @@ _LIST_KEYS: tuple[str, ...] = (
     "country",
     "decision",
     "repo",
+    "list",
     "id",
 )
 # Filters on people's and places' names: a typed name matches whatever its case and spacing.
@@ -65,7 +67,8 @@ NAME_KEYS: tuple[str, ...] = ("author", "institution", "country")
 # Keys that count papers per value in `facet_counts` (the id filter offers no options).
 # Repository states are left out: they change with every check, so the page counts them itself
 # (`dashboard.ui.data.repo_state_counts`) rather than once per corpus.
-FACET_KEYS: tuple[str, ...] = tuple(key for key in _LIST_KEYS[:-1] if key != "repo")
+# Reading lists are left out too: they live in the library (`dashboard.ui.library`).
+FACET_KEYS: tuple[str, ...] = tuple(key for key in _LIST_KEYS[:-1] if key not in ("repo", "list"))
 FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id")
 URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k")
 
@@ -85,6 +88,7 @@ KEY_NAMES: dict[str, str] = {
     "country": "country",
     "decision": "decision",
     "repo": "repository",
+    "list": "reading list",
     "words": "words",
     "id": "picked papers",
     "k": "number of topics",
@@ -120,6 +124,7 @@ class Filters:
     country: tuple[str, ...] = ()
     decision: tuple[str, ...] = ()
     repo: tuple[str, ...] = ()
+    list: tuple[str, ...] = ()  # a field named like the URL key; `builtins.list` in annotations below
     words: tuple[int | None, int | None] = (None, None)
     id: tuple[str, ...] = ()
     k: int | None = field(default=None)
@@ -142,7 +147,7 @@ class Filters:
     # ----------------------------------------------------------------- URL round trip
 
     @classmethod
-    def from_query(cls, params: QueryParams) -> tuple[Filters, list[str]]:
+    def from_query(cls, params: QueryParams) -> tuple[Filters, builtins.list[str]]:
         """Parse URL query parameters; bad values are dropped with a notice, never raised.
 
         >>> f, notices = Filters.from_query({"year": ["2024", "soon"]})
@@ -190,7 +195,7 @@ class Filters:
                 notices.append(f'number of topics: ignored "{_short(k[-1])}" ({why}); using auto')
         return cls(**values), notices
 
-    def to_query(self) -> dict[str, str | list[str]]:
+    def to_query(self) -> dict[str, str | builtins.list[str]]:
         """The URL query parameters for this selection; defaults are left out to keep links short."""
         query: dict[str, str | list[str]] = {}
         if self.q:
@@ -213,7 +218,7 @@ class Filters:
         """True when no filter restricts the papers (the number of topics is a setting, not a filter)."""
         return replace(self, k=None) == Filters()
 
-    def active_keys(self) -> list[str]:
+    def active_keys(self) -> builtins.list[str]:
         """URL keys of the filters that restrict something, in URL order."""
         default = Filters()
         return [key for key in FILTER_KEYS if getattr(self, key) != getattr(default, key)]
@@ -227,7 +232,7 @@ class Filters:
         default = Filters()
         return replace(self, **{key: getattr(default, key) for key in keys})
 
-    def restrict(self, available: Mapping[str, Collection[Any]]) -> tuple[Filters, list[str]]:
+    def restrict(self, available: Mapping[str, Collection[Any]]) -> tuple[Filters, builtins.list[str]]:
         """Drop values that this corpus does not have (e.g. a topic number from another model).
 
         >>> f, notices = Filters(venue=("ICML", "NIPS")).restrict({"venue": {"ICML"}})
@@ -253,17 +258,29 @@ class Filters:
         return (replace(self, **changes) if changes else self), notices
 
     def mask(
-        self, papers: pd.DataFrame, *, ignore: Collection[str] = (), text: pd.Series | None = None
+        self,
+        papers: pd.DataFrame,
+        *,
+        ignore: Collection[str] = (),
+        text: pd.Series | None = None,
+        members: np.ndarray | None = None,
     ) -> pd.Series:
         """Boolean Series (same index as ``papers``): True for papers that pass every filter.
 
         A filter whose column the table lacks (e.g. ``topic`` before analysis) restricts nothing.
         ``ignore`` leaves out some filters, e.g. to count papers per topic beside a topic filter.
         ``text`` is `search_text(papers)` if the caller keeps it (building it costs more than a search).
+        ``members`` says which rows are in the chosen reading lists (the library lives outside the
+        table, so the caller finds them: `dashboard.library.member_mask`); without it ``list``
+        restricts nothing.
         """
         keep = np.ones(len(papers), dtype=bool)
         active = [key for key in self.active_keys() if key not in ignore]
         for key in active:
+            if key == "list":
+                if members is not None:
+                    keep &= members
+                continue
             column = _COLUMN_OF[key]
             if column is not None and column not in papers.columns:
                 continue
@@ -287,7 +304,7 @@ class Filters:
             names = [labels.get(t, "outliers" if t == -1 else f"topic {t}") for t in self.topic]
             parts.append("topic: " + ", ".join(names))
         for key in ("area", "venue", "source", "code", "link", "dataset", "author", "institution", "country",
-                    "repo"):  # fmt: skip
+                    "repo", "list"):  # fmt: skip
             values = getattr(self, key)
             if values:
                 shown = (
@@ -540,7 +557,7 @@ _MASKERS: dict[str, Any] = {
     "repo": _isin("repo_state", "repo"),
     "words": _words_mask,
     "id": _isin("id", "id"),
-}
+}  # "list" is applied in `Filters.mask` from the ``members`` it is given
 
 # The table column each filter reads (None: several columns, always present).
 _COLUMN_OF: dict[str, str | None] = {
@@ -559,6 +576,7 @@ _COLUMN_OF: dict[str, str | None] = {
     "decision": "decision_tier",
     "repo": "repo_state",
     "words": "n_words",
+    "list": None,
     "id": "id",
 }
 _LIST_COLUMNS: frozenset[str] = frozenset(

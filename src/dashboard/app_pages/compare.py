@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import charts, similarity
 from dashboard.ui import components, keys
+from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import chips_html, escape_markdown, marked_html, text_html
 from dashboard.ui.url import sync_widget, write_query
@@ -153,6 +154,10 @@ for n, (column, paper_id) in enumerate(zip(columns, picked, strict=True)):
             )
         if terms.shared:
             components.html("<div class='pd-meta'>Shared: " + chips_html(list(terms.shared)[:12]) + "</div>")
+
+library_ui.add_to_list(
+    view, [picked_rows[p] for p in picked], key=keys.COMPARE_ADD_LIST, what="compared papers"
+)
 
 if view.analysis is not None:
     st.divider()

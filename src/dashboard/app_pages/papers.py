@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard.ui import components, keys
+from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.url import param
 
@@ -15,6 +16,7 @@ if components.empty_state(view, keys.PAPERS_CLEAR):
 # Every column, abstracts included, made when the button is pressed (or now, for a short table).
 n_shown = int(view.mask.sum())
 components.download(lambda: view.filtered, view, stem="papers", key=keys.PAPERS_FORMAT, n_rows=n_shown)
+library_ui.add_filtered(view, keys.PAPERS_ADD)
 # The table is this page's main content: room for 20 rows before it scrolls.
 # Only the rows of the page on screen are taken from the table: a common word selects half a million
 # papers at a million, and copying them all is most of a search's time.
@@ -35,3 +37,4 @@ else:
     if not view.mask.iloc[row]:
         st.caption("This paper is not among the filtered papers.")
     components.paper_card(view, view.papers.iloc[row])
+    library_ui.paper_controls(view, row)

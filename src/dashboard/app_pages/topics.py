@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import charts
 from dashboard.ui import components, keys, tables
+from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import update_filters
@@ -57,6 +58,7 @@ if view.filters.id:
         icon=":material/deselect:",
     )
 components.paper_map(view, keys.TOPICS_MAP)
+library_ui.add_filtered(view, keys.TOPICS_ADD)
 
 st.subheader("One topic in detail")
 topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]

@@ -20,6 +20,7 @@ import streamlit as st
 from dashboard.filters import Filters, facet_counts
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.ui import data, indexed, keys, sidebar
+from dashboard.ui import library as library_ui
 from dashboard.ui.components import max_topics, report_button
 from dashboard.ui.markup import STYLE, escape_markdown
 from dashboard.ui.url import read_filters
@@ -40,6 +41,7 @@ class View:
     analysis: Any = None  # analysis.Analysis, or None when the corpus could not be analysed
     analysis_problem: str = ""
     topic_names: dict[int, str] = field(default_factory=dict)
+    list_mask: Any = None  # np.ndarray: the papers in the chosen reading lists; None when none is chosen
 
     @cached_property
     def filtered(self) -> pd.DataFrame:
@@ -60,7 +62,10 @@ class View:
 
     def mask_without(self, *keys: str) -> pd.Series:
         """Which papers pass every filter but the named ones (e.g. counts beside the topic list)."""
-        return data.mask(self.source.digest, self.filters.without(*keys), self.papers)
+        mask = data.mask(self.source.digest, self.filters.without(*keys, "list"), self.papers)
+        if self.list_mask is None or "list" in keys:
+            return mask
+        return mask & self.list_mask
 
     def describe(self) -> str:
         """What is filtered, in words (topic labels instead of numbers)."""
@@ -147,16 +152,30 @@ def page_context() -> View:
     if repo_problem:
         notices.append(repo_problem)
     filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
+    # The reading lists live in the library, not the table: their rows are found apart and cached on
+    # the library's revision; the rest of the mask keeps its cache.
+    in_lists, list_notices = library_ui.list_mask(filters, source.digest, papers, analysis)
+    restricted += list_notices
+    mask = data.mask(source.digest, filters.without("list"), papers)
+    names = _topic_names(analysis) if analysis is not None else {}
+    names.update(
+        {
+            t: f"{t}: {name}"
+            for t, name in library_ui.topic_names(source.label, analysis)[0].items()
+            if t in names
+        }
+    )
     view = View(
         source=source,
         report=result.report,
         papers=papers,
         filters=filters,
-        mask=data.mask(source.digest, filters, papers),
+        mask=mask if in_lists is None else mask & in_lists,
         facets=facets,
         analysis=analysis,
         analysis_problem=problem,
-        topic_names=_topic_names(analysis) if analysis is not None else {},
+        topic_names=names,
+        list_mask=in_lists,
     )
     sidebar.render(view, [*notices, *restricted])
     with st.sidebar:

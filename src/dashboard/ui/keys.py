@@ -81,6 +81,39 @@ TOPICS_STACK_DETAIL: Final = STACK_NARROW_PREFIX + "-topics-detail"
 TERMS_STACK: Final = STACK_NARROW_PREFIX + "-terms"
 TERMS_STACK_GROUPS: Final = STACK_NARROW_PREFIX + "-terms-groups"
 
+# --- session state: the library (dashboard.ui.library) ---------------------------------------------
+LIBRARY_SESSION: Final = "library.session"  # Library: this session's in-memory library (--library session)
+LIBRARY_NOTICE: Final = "library.notice"  # message about the last library action, shown once
+PAPERS_ADD: Final = "papers.add_to_list"  # add every filtered paper
+TOPICS_ADD: Final = "topics.add_to_list"  # add the picked (or filtered) papers
+COMPARE_ADD_LIST: Final = "compare.add_to_list"  # add the compared papers
+PAPER_LIBRARY_PREFIX: Final = "paper.library"  # + paper id: the opened paper's list, note, tags
+LIBRARY_LIST: Final = "library.list"
+LIBRARY_RENAME: Final = "library.rename"
+LIBRARY_MERGE: Final = "library.merge"
+LIBRARY_DELETE: Final = "library.delete"
+LIBRARY_DELETE_CONFIRM: Final = "library.delete_confirm"
+LIBRARY_TAG: Final = "library.tag"
+LIBRARY_TABLE: Final = "library.table"  # + list, tag and library revision
+LIBRARY_SHOW_EVERYWHERE: Final = "library.show_everywhere"
+LIBRARY_REMOVE: Final = "library.remove"
+LIBRARY_MOVE_TO: Final = "library.move_to"
+LIBRARY_MOVE: Final = "library.move"
+LIBRARY_ADD_TAG: Final = "library.add_tag"
+LIBRARY_TAG_BUTTON: Final = "library.tag_button"
+LIBRARY_EDIT_PREFIX: Final = "library.edit"  # + fingerprint
+LIBRARY_FORMAT: Final = "library.format"
+LIBRARY_DOWNLOAD: Final = "library.download"
+LIBRARY_IMPORT_FILE: Final = "library.import_file"
+LIBRARY_IMPORT_LIST: Final = "library.import_list"
+LIBRARY_IMPORT: Final = "library.import"
+LIBRARY_IMPORT_REPORT: Final = "library.import_report"
+LIBRARY_TOPICS: Final = "library.topics"
+LIBRARY_TOPIC_NAME: Final = "library.topic_name"
+LIBRARY_TOPIC_RENAME: Final = "library.topic_rename"
+LIBRARY_TOPIC_FORGET: Final = "library.topic_forget"  # + name
+LIBRARY_CLEAR: Final = "library.clear_filters"
+
 # --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------
 URL_PAPER: Final = "paper"  # Papers: the paper opened below the table
 URL_NGRAM: Final = "ngram"  # Terms: 1, 2 or 3

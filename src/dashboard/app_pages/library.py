@@ -1,0 +1,23 @@
+"""Library: your reading lists with their papers, notes and tags; export, import; topic names."""
+
+import streamlit as st
+
+from dashboard.ui import components
+from dashboard.ui import library as library_ui
+from dashboard.ui.context import page_context
+
+view = page_context()
+components.page_header("Library", view, "Your reading lists, kept between visits")
+current = library_ui.store()
+if current.library is None:
+    library_ui.unavailable(current)
+    st.stop()
+st.caption(f"Kept in {current.location.label}.")
+library_ui.notice()
+
+name = library_ui.lists_section(view, current.library)
+if name is not None:
+    shown = library_ui.entries_section(view, current.library, name)
+    library_ui.export_section(view, name, shown)
+library_ui.import_section(view, current.library, name)
+library_ui.topic_names_section(view, current.library)
