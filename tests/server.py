@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
@@ -79,6 +80,9 @@ def running_server(
         command += ["--", *app_args]
     process_env = {k: v for k, v in os.environ.items() if k != "PAPER_DASHBOARD_CORPUS"}
     process_env.update(env or {})
+    # A server started by a test never touches the user's library: a throw-away one unless told otherwise.
+    scratch = tempfile.TemporaryDirectory(prefix="pd-library-")
+    process_env.setdefault("PAPER_DASHBOARD_LIBRARY", str(Path(scratch.name) / "library.sqlite"))
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
     process = subprocess.Popen(command, cwd=REPO, env=process_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -100,3 +104,4 @@ def running_server(
             process.wait(timeout=10)
         if log is not subprocess.DEVNULL:
             log.close()
+        scratch.cleanup()

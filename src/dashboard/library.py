@@ -821,9 +821,9 @@ class CorpusLookup:
         positions = self.positions
         for corpus_id in corpus_ids:
             row = positions.get(corpus_id)
-            if row is not None and (
-                self.row_fingerprint(row) == paper or self.row_title_key(row) == title_key
-            ):
+            # Same id and same title: the paper (its abstract may have been re-cleaned). Comparing
+            # titles is enough, and cheap: equal fingerprints imply equal titles.
+            if row is not None and self.row_title_key(row) == title_key:
                 return int(row), "id"
         if title_key:
             candidates = self.titles.get(title_key, [])
@@ -838,18 +838,31 @@ class CorpusLookup:
 def resolve(
     entries: pd.DataFrame, lookup: CorpusLookup, known_ids: Mapping[str, Sequence[str]]
 ) -> pd.DataFrame:
-    """``entries`` with ``row`` (the corpus row, -1 when not in this corpus) and ``found`` (how) added."""
-    rows, how = [], []
-    cache: dict[str, tuple[int, str]] = {}
-    for paper, corpus_id, title in zip(
-        entries["fingerprint"], entries["corpus_id"], entries["title"], strict=True
-    ):
-        if paper not in cache:
-            ids = list(dict.fromkeys([corpus_id, *known_ids.get(paper, [])]))
-            cache[paper] = lookup.find(paper, [i for i in ids if i], normalise_text(title))
-        row, found = cache[paper]
-        rows.append(row)
-        how.append(found)
+    """``entries`` with ``row`` (the corpus row, -1 when not in this corpus) and ``found`` (how) added.
+
+    First by id, for every entry at once (the corpus titles at those rows are read in one go: a
+    row-by-row look-up costs a pandas call each), then the rest one by one through `CorpusLookup.find`.
+    """
+    titles = dict(zip(entries["fingerprint"], entries["title"], strict=True))
+    corpus_ids = dict(zip(entries["fingerprint"], entries["corpus_id"], strict=True))
+    found: dict[str, tuple[int, str]] = {}
+    pairs: list[tuple[str, int]] = []
+    positions = lookup.positions
+    for paper in titles:
+        for corpus_id in dict.fromkeys([corpus_ids[paper], *known_ids.get(paper, [])]):
+            row = positions.get(corpus_id) if corpus_id else None
+            if row is not None:
+                pairs.append((paper, int(row)))
+    if pairs:
+        at_rows = lookup.papers["title"].iloc[[row for _, row in pairs]].tolist()
+        for (paper, row), title in zip(pairs, at_rows, strict=True):
+            if paper not in found and normalise_text(title) == normalise_text(titles[paper]):
+                found[paper] = (row, "id")
+    for paper, title in titles.items():
+        if paper not in found:
+            found[paper] = lookup.find(paper, [], normalise_text(title))
+    rows = [found[paper][0] for paper in entries["fingerprint"]]
+    how = [found[paper][1] for paper in entries["fingerprint"]]
     return entries.assign(row=np.asarray(rows, dtype=np.int64), found=how)
 
 
