@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import multiprocessing
+import os
 import sqlite3
 from pathlib import Path
 
@@ -464,3 +465,13 @@ def test_cli_lists_show_export_import(tmp_path: Path, capsys: pytest.CaptureFixt
     broken.write_bytes(b"garbage" * 50)
     assert cli.main(["library", "lists", "--library", str(broken)]) == 2
     assert "not a database" in capsys.readouterr().err
+
+
+def test_list_members_for_code_outside_the_app(seeds: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Library.open(Path(os.environ["PAPER_DASHBOARD_LIBRARY"])) as lib:
+        lib.add("mine", seeds.iloc[[4, 9]])
+    members, notices = library.list_members(["mine", "gone"], seeds)
+    assert list(members.nonzero()[0]) == [4, 9] and notices == ['reading list: no "gone" in the library']
+    monkeypatch.setenv("PAPER_DASHBOARD_LIBRARY", "none")
+    members, notices = library.list_members(["mine"], seeds)
+    assert not members.any() and "no library (off)" in notices[0]

@@ -9,8 +9,8 @@ yields a short notice, never an exception.
     {'q': 'diffusion -"video"', 'year': ['2024'], 'code': ['released']}
 
 URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``code``, ``link``,
-``dataset``, ``list`` (reading lists of the library), ``author``, ``institution``, ``country``, ``decision`` (a decision tier), ``repo``
-(repository state, `dashboard.schema.REPO_STATES`), ``words``
+``dataset``, ``list`` (reading lists of the library), ``author``, ``institution``, ``country``,
+``decision`` (a decision tier), ``repo`` (repository state, `dashboard.schema.REPO_STATES`), ``words``
 (``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map) and ``k``, the number of
 topics the ``topic`` numbers refer to (``auto`` by default).
 

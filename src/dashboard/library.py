@@ -866,6 +866,33 @@ def resolve(
     return entries.assign(row=np.asarray(rows, dtype=np.int64), found=how)
 
 
+def list_members(
+    names: Sequence[str], papers: pd.DataFrame, environ: Mapping[str, str] | None = None
+) -> tuple[np.ndarray, list[str]]:
+    """For code outside the app (e.g. ``paper-dashboard report``): the rows of ``papers`` in these lists
+    of the library `location_from` finds (no ``--library`` argument), and notices (missing lists,
+    papers not in this corpus, a library that cannot be opened: then no paper is in a list).
+    """
+    where = location_from([], os.environ if environ is None else environ)
+    if where.mode != "file" or where.path is None or not where.path.exists():
+        return np.zeros(len(papers), dtype=bool), [
+            f"reading list: no library ({where.label}); no paper is in a list"
+        ]
+    try:
+        with Library.open(where.path) as lib:
+            entries = lib.entries()
+            known = lib.corpus_ids()
+            existing = set(lib.list_names())
+    except LibraryError as error:
+        return np.zeros(len(papers), dtype=bool), [f"reading list: {error}"]
+    notices = [f'reading list: no "{name}" in the library' for name in names if name not in existing]
+    chosen = resolve(entries[entries["list"].isin(list(names))], CorpusLookup(papers), known)
+    missing = int((chosen["row"] < 0).sum())
+    if missing:
+        notices.append(f"reading list: {missing:,} of its papers are not in this corpus")
+    return member_mask(len(papers), chosen["row"]), notices
+
+
 def member_mask(n_papers: int, rows: Iterable[int]) -> np.ndarray:
     """Boolean array over the corpus: True at these rows (the ``list`` filter)."""
     keep = np.zeros(n_papers, dtype=bool)

@@ -87,9 +87,16 @@ def report_of(papers: Any, query: dict[str, list[str]], *, theme: str, base_url:
     filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
     for notice in restricted:
         print(f"paper-dashboard: filters: {notice}", file=sys.stderr)
+    members = None
+    if filters.list:  # reading lists live in the library, not in the table
+        from dashboard.library import list_members
+
+        members, list_notices = list_members(filters.list, table)
+        for notice in list_notices:
+            print(f"paper-dashboard: filters: {notice}", file=sys.stderr)
     view = ReportView(
         papers=table,
-        mask=filters.mask(table).to_numpy(dtype=bool),
+        mask=filters.mask(table, members=members).to_numpy(dtype=bool),
         filters=filters,
         topic_names=topic_names(analysis.topics) if analysis is not None else {},
         topics=analysis.topics if analysis is not None else None,

@@ -54,7 +54,11 @@ def repo_columns(keys: pd.Series, answers: pd.DataFrame) -> pd.DataFrame:
     known = {
         key: (state, stars, license_, pushed)
         for key, state, stars, license_, pushed in zip(
-            answers["key"], answers["state"], answers["stars"], answers["license"], answers["pushed_at"],
+            answers["key"],
+            answers["state"],
+            answers["stars"],
+            answers["license"],
+            answers["pushed_at"],
             strict=True,
         )
     }

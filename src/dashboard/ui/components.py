@@ -99,7 +99,7 @@ def _chart_file(fig: Any, fmt: figures.ImageFormat) -> bytes:
 
 
 def report_button(view: View) -> None:
-    """"Download report": one self-contained HTML file of the current view (made on click)."""
+    """ "Download report": one self-contained HTML file of the current view (made on click)."""
     st.download_button(
         "Download report",
         data=partial(_report_file, view, figures.theme_name(st.context.theme.type), _app_url()),
