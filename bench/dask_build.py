@@ -118,6 +118,7 @@ def build(paths: list[Path], out: Path, dask: str | None, workers: int) -> dict:
 
 def main() -> None:
     """Build each size locally and on local:N; print the figures and whether the indexes are equal."""
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  (figures survive a kill)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="27k,1m", help="comma-separated: 27k, 1m (default both), seeds")
     parser.add_argument("--workers", type=int, default=2, help="local processes and Dask workers (2)")
@@ -140,6 +141,10 @@ def main() -> None:
             else:
                 raise SystemExit(f"unknown size {size!r}")
             local = build(paths, scratch / f"{size}-local.index", None, args.workers)
+            print(
+                f"{size} local: {local['wall_s']} s, peak of the sum {local['peak_total_mb']:,} MB, "
+                f"load {local['load']}; peaks {local['peaks_mb']}"
+            )
             dask = build(paths, scratch / f"{size}-dask.index", f"local:{args.workers}", args.workers)
             differ = [n for n, sha in local["files"].items() if dask["files"].get(n) != sha]
             differ += sorted(set(dask["files"]) - set(local["files"]))
