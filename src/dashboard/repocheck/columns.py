@@ -69,13 +69,15 @@ def repo_columns(keys: pd.Series, answers: pd.DataFrame) -> pd.DataFrame:
     rows = [known.get(key, unchecked) if key else none for key in distinct]
     column = [np.array([row[i] for row in rows], dtype=object) for i in range(4)]
     take = codes if len(rows) else np.zeros(0, dtype=np.int64)
-    stars = [None if v is None or pd.isna(v) else int(v) for v in column[1][take]]  # type: ignore[call-overload]
+    stars = pd.array([None if v is None or pd.isna(v) else int(v) for v in column[1]], dtype="Int64")
+    license_ = np.array([v or "" for v in column[2]], dtype=object)
+    pushed = np.array([v or "" for v in column[3]], dtype=object)
     return pd.DataFrame(
         {
             "repo_state": pd.Series(column[0][take], index=keys.index, dtype="str"),
-            "repo_stars": pd.Series(pd.array(stars, dtype="Int64"), index=keys.index),
-            "repo_license": pd.Series([v or "" for v in column[2][take]], index=keys.index, dtype="str"),
-            "repo_pushed_at": pd.Series([v or "" for v in column[3][take]], index=keys.index, dtype="str"),
+            "repo_stars": pd.Series(stars.take(take), index=keys.index),
+            "repo_license": pd.Series(license_[take], index=keys.index, dtype="str"),
+            "repo_pushed_at": pd.Series(pushed[take], index=keys.index, dtype="str"),
         },
         index=keys.index,
     )

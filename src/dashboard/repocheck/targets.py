@@ -141,63 +141,71 @@ def paper_targets(papers: pd.DataFrame) -> pd.Series:
     Each distinct value is parsed once, so this is cheap even at a million papers.
     """
     keys = np.full(len(papers), "", dtype=object)
-    if "code_url" in papers.columns:
-        urls = papers["code_url"].fillna("").astype(str).to_numpy()
-        parsed = {u: target_of(u) for u in pd.unique(urls) if u}
-        for row, url in enumerate(urls):
-            target = parsed.get(url) if url else None
-            if target is not None:
-                keys[row] = target.key
-    if "github_repo" in papers.columns:
-        repos = papers["github_repo"].fillna("").astype(str).to_numpy()
-        parsed_repos = {r: github_target(r) for r in pd.unique(repos) if r}
-        for missing in np.flatnonzero(keys == ""):
-            github = parsed_repos.get(repos[missing]) if repos[missing] else None
-            if github is not None:
-                keys[missing] = github.key
+    for column, parse in (("code_url", target_of), ("github_repo", github_target)):
+        if column not in papers.columns:
+            continue
+        codes, distinct = pd.factorize(papers[column].fillna("").astype(str).to_numpy(dtype=object))
+        parsed = [parse(value) if value else None for value in distinct]
+        found = np.array([t.key if t is not None else "" for t in parsed] + [""], dtype=object)[codes]
+        keys = np.where(keys == "", found, keys)
     return pd.Series(keys, index=papers.index, name="repo_key", dtype=object)
 
 
-def target_table(papers: pd.DataFrame) -> tuple[dict[str, Target], pd.DataFrame]:
+def target_table(
+    papers: pd.DataFrame, link_table: pd.DataFrame | None = None
+) -> tuple[dict[str, Target], pd.DataFrame]:
     """Every repository the papers link to, and which paper links which.
 
     Returns (targets by cache key, in order of first appearance; a frame of ``row`` (the paper's
     position) and ``key`` pairs, one per paper and repository). A paper's repositories are its own
-    (``code_url``, ``github_repo``) and every code or data link on the three hosts.
+    (``code_url``, ``github_repo``) and every code or data link on the three hosts. ``link_table``
+    (row, url, kind, host per link, as the app keeps it) saves walking the links again; each
+    distinct URL is parsed once, so a million papers cost about what their distinct links do.
     """
+    pieces: list[pd.DataFrame] = []
+
+    def piece(rows: np.ndarray, urls: np.ndarray, order: int) -> None:
+        pieces.append(pd.DataFrame({"row": rows.astype(np.int64), "url": urls, "order": order}))
+
+    for order, column in enumerate(("code_url", "github_repo")):
+        if column not in papers.columns:
+            continue
+        values = papers[column].fillna("").astype(str).to_numpy(dtype=object)
+        rows = np.flatnonzero(values != "")
+        urls = values[rows]
+        if column == "github_repo":
+            urls = np.array([f"https://{GITHUB}/{v}" for v in urls], dtype=object)
+        piece(rows, urls, order)
+    if link_table is None and "links" in papers.columns:
+        rows_list: list[int] = []
+        urls_list: list[str] = []
+        for row, paper_links in enumerate(papers["links"].to_numpy()):
+            for url in _code_link_urls(paper_links):
+                rows_list.append(row)
+                urls_list.append(url)
+        piece(np.asarray(rows_list, dtype=np.int64), np.asarray(urls_list, dtype=object), 2)
+    elif link_table is not None and len(link_table):
+        kinds, hosts = link_table["kind"], link_table["host"]
+        wanted = kinds.isin(["code", "data"]).to_numpy() & hosts.isin(list(HOSTS)).to_numpy()
+        piece(link_table["row"].to_numpy()[wanted], link_table["url"].to_numpy(dtype=object)[wanted], 2)
+    if not pieces:
+        return {}, pd.DataFrame({"row": np.zeros(0, dtype=np.int64), "key": pd.Series([], dtype=object)})
+    frame = pd.concat(pieces, ignore_index=True)
+    codes, distinct = pd.factorize(frame["url"].to_numpy(dtype=object))
+    parsed = [target_of(url) for url in distinct]
+    keys = np.array([t.key if t is not None else "" for t in parsed], dtype=object)
+    frame["key"] = keys[codes] if len(codes) else np.zeros(0, dtype=object)
+    frame["target"] = codes
+    frame = frame[frame["key"] != ""].sort_values(["row", "order"], kind="stable")
+    frame = frame.drop_duplicates(["row", "key"])
     found: dict[str, Target] = {}
-    rows: list[int] = []
-    keys: list[str] = []
-    parsed: dict[str, Target | None] = {}
-
-    def add(row: int, target: Target | None, seen: set[str]) -> None:
-        if target is None or target.key in seen:
-            return
-        seen.add(target.key)
-        found.setdefault(target.key, target)
-        rows.append(row)
-        keys.append(target.key)
-
-    def parse(url: str) -> Target | None:
-        if url not in parsed:
-            parsed[url] = target_of(url)
-        return parsed[url]
-
-    def strings(column: str) -> np.ndarray | None:
-        return papers[column].fillna("").astype(str).to_numpy() if column in papers.columns else None
-
-    code_urls, github = strings("code_url"), strings("github_repo")
-    all_links = papers["links"].to_numpy() if "links" in papers.columns else None
-    for row in range(len(papers)):
-        seen: set[str] = set()
-        if code_urls is not None and code_urls[row]:
-            add(row, parse(code_urls[row]), seen)
-        if github is not None and github[row]:
-            add(row, github_target(github[row]), seen)
-        if all_links is not None:
-            for url in _code_link_urls(all_links[row]):
-                add(row, parse(url), seen)
-    pairs = pd.DataFrame({"row": np.asarray(rows, dtype=np.int64), "key": pd.Series(keys, dtype=object)})
+    for key, code in zip(frame["key"].to_numpy(), frame["target"].to_numpy(), strict=True):
+        if key not in found:
+            target = parsed[code]
+            assert target is not None
+            found[key] = target
+    rows_out, keys_out = frame["row"].to_numpy(dtype=np.int64), frame["key"].to_numpy(dtype=object)
+    pairs = pd.DataFrame({"row": rows_out, "key": pd.Series(keys_out, dtype=object)})
     return found, pairs
 
 

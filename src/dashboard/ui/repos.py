@@ -30,8 +30,9 @@ API_NAMES = {"github": "GitHub", "gitlab": "GitLab", "huggingface": "Hugging Fac
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def targets(digest: str, _papers: pd.DataFrame) -> tuple[dict[str, Target], pd.DataFrame]:
-    """Every repository of the corpus and the (paper row, key) pairs (`targets.target_table`), once."""
-    return target_table(_papers)
+    """Every repository of the corpus and the (paper row, key) pairs (`targets.target_table`), once;
+    from the page's cached link table, so the links are not walked again."""
+    return target_table(_papers, data.link_table(digest, _papers))
 
 
 def targets_in_view(digest: str, papers: pd.DataFrame, in_view: np.ndarray) -> list[Target]:
