@@ -435,3 +435,55 @@ def test_answers_frame_types(tmp_path: Path) -> None:
     with Store.open(tmp_path / "c.sqlite") as store:
         frame = store.answers()
     assert isinstance(frame, pd.DataFrame) and str(frame["stars"].dtype) == "Int64"
+
+
+def test_an_old_schema_is_migrated_in_place(tmp_path: Path) -> None:
+    from dashboard.repocheck.store import _migration_1
+
+    cache = tmp_path / "old.sqlite"
+    connection = sqlite3.connect(cache)
+    connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    _migration_1(connection)
+    connection.execute("INSERT INTO schema_version VALUES (1)")
+    connection.execute(
+        "INSERT INTO answers (key, host, repo, state, checked_at) VALUES (?, ?, 'o/r', 'live', 5)",
+        ("github.com/o/r", GH),
+    )
+    connection.commit()
+    connection.close()
+    with Store.open(cache) as store:
+        assert store.schema_version() == 2
+        assert store.answers()["key"].tolist() == ["github.com/o/r"]
+        store.save_limits({"github": (10, 99.0)})
+        assert store.limits() == {"github": (10, 99.0)}
+
+
+def test_a_damaged_cache_is_reported_not_raised(tmp_path: Path) -> None:
+    from dashboard.repocheck.columns import read_answers
+    from dashboard.repocheck.store import StoreError
+
+    cache = tmp_path / "bad.sqlite"
+    cache.write_bytes(b"this is not a database" * 100)
+    answers, problem = read_answers(cache)
+    assert len(answers) == 0 and "bad.sqlite" in problem
+    with pytest.raises(StoreError, match="bad.sqlite"):
+        Store.open(cache)
+
+
+def test_progress_bar_draws_only_on_a_terminal() -> None:
+    import io
+
+    from dashboard.repocheck.cli import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal, pipe = Terminal(), io.StringIO()
+    for stream in (terminal, pipe):
+        bar = ProgressBar(stream, width=10)
+        bar(0, 4, None, None)
+        bar(4, 4, Target(GH, "o/r"), states.Facts("live"))
+        bar.close()
+    assert "[##########] 4/4  live 1" in terminal.getvalue()
+    assert pipe.getvalue() == ""

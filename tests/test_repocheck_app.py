@@ -155,3 +155,17 @@ def test_repo_filter(query: dict[str, Any], expected: list[str]) -> None:
     assert bool(notices) == (query.get("repo") == "soon")
     if filters.repo:
         assert "repository: " in filters.describe() and "repo-" in filters.slug()
+
+
+def test_a_damaged_cache_degrades_the_feature_not_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "damaged.sqlite"
+    cache.write_bytes(b"not a database at all" * 200)
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE", str(cache))
+    at = links_page()
+    assert not at.exception
+    assert any("damaged" in w.value and "cannot read" in w.value for w in at.warning)
+    assert any("damaged" in c.value for c in at.sidebar.caption)
+    repo_table = next(d.value for d in at.dataframe if "repo_state" in d.value.columns)
+    assert set(repo_table["repo_state"]) == {"not checked"}

@@ -189,3 +189,22 @@ def test_interrupted_run_keeps_answers_and_the_next_run_finishes(
     # The kept answers were not asked again (a few in flight at the kill may be).
     assert len(world.requests) - asked_before < 3 * (60 + 15 + 9 - kept) + 10
     assert b"0 left" in err
+
+
+def test_parse_adds_the_repository_columns_once_answers_exist(
+    world: World, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = write_corpus(tmp_path / "papers.jsonl", 6)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    before = tmp_path / "before.csv"
+    assert cli.main(["parse", str(corpus), "--out", str(before)]) == 0
+    assert "repo_state" not in pd.read_csv(before).columns  # no cache yet: the table as always
+    run_cli(monkeypatch, env, str(corpus))
+    after = tmp_path / "after.parquet"
+    assert cli.main(["parse", str(corpus), "--out", str(after)]) == 0
+    table = pd.read_parquet(after)
+    expected = [world.made_up(f"lab{i % 5}/method{i}") for i in range(6)]
+    states = ["not_found" if r.status == 404 else "live" for r in expected]
+    assert table["repo_state"].isin(states + ["empty", "placeholder", "readme_only", "archived"]).all()
+    assert str(table["repo_stars"].dtype) == "Int64" and table["repo_stars"].notna().any()

@@ -29,6 +29,7 @@ import pandas as pd
 from dashboard import __version__, corpus, export
 from dashboard.library_cli import add_library_command
 from dashboard.repocheck.cli import add_check_code_command
+from dashboard.repocheck.columns import with_cached_answers
 from dashboard.report_cli import add_report_command
 from dashboard.trends_cli import add_trends_command
 
@@ -128,9 +129,10 @@ def add_table_output_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_parse(args: argparse.Namespace) -> int:
-    """Load the inputs, write the table to --out; the exit status."""
+    """Load the inputs, write the table to --out (with the repository columns where the cache has
+    answers, `dashboard.repocheck.columns.with_cached_answers`); the exit status."""
     result = load_inputs(args.paths)
-    if not write_table(result.papers, args.out, raw=args.raw):
+    if not write_table(with_cached_answers(result.papers), args.out, raw=args.raw):
         return EXIT_USAGE
     return exit_status(result.report)
 

@@ -94,3 +94,15 @@ def with_repo_columns(papers: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFra
 def default_cache(environ: Mapping[str, str] = os.environ) -> Path:
     """The cache file the app and the CLI use unless told otherwise."""
     return default_path(environ)
+
+
+def with_cached_answers(papers: pd.DataFrame, environ: Mapping[str, str] = os.environ) -> pd.DataFrame:
+    """``papers`` with the repository columns when the cache file holds answers, else unchanged.
+
+    For ``paper-dashboard parse``: a table is only widened where a check has been run.
+    """
+    path = default_cache(environ)
+    answers, problem = read_answers(path)
+    if problem or not len(answers):
+        return papers
+    return with_repo_columns(papers, answers)
