@@ -5,6 +5,7 @@ carries the repository columns."""
 from __future__ import annotations
 
 import io
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,7 +62,7 @@ def test_check_shows_states_then_the_filter_and_the_download_use_them(
 ) -> None:
     page = open_page(browser, height=2400)
     page.goto(f"{app_url}/links")
-    settle(page)
+    settle(page, timeout=240)  # the first run analyses the seeds
     assert world.requests == []  # a page load asks nothing
     check = page.get_by_role("button", name="Check repositories (11 to check)")
     check.click()
@@ -84,7 +85,7 @@ def test_check_shows_states_then_the_filter_and_the_download_use_them(
     settle(page)
     assert counts(page)[0] == 1
     with page.expect_download() as download_info:
-        page.locator('[data-testid="stDownloadButton"] button').first.click()
+        page.get_by_role("button", name=re.compile(r"^Download .* as CSV$")).first.click()
     rows = pd.read_csv(
         io.BytesIO(Path(download_info.value.path()).read_bytes()), dtype=str, keep_default_na=False
     )
