@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 from collections.abc import Sequence
@@ -79,22 +78,22 @@ def test_a_changed_file_gives_another_entry(tmp_path: Path) -> None:
     assert diskcache.entry_name(before) != diskcache.entry_name(after)
 
 
-def _build_in_child(root: str, digest: str, queue: multiprocessing.Queue) -> None:
-    queue.put(str(diskcache.cached_index([str(SEEDS_DIR)], digest, root=Path(root))))
-
-
 def test_two_servers_building_at_once_leave_one_sound_entry(tmp_path: Path, digest: str) -> None:
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    children = [
-        context.Process(target=_build_in_child, args=(str(tmp_path), digest, queue)) for _ in range(2)
-    ]
+    import subprocess
+    import sys
+
+    # Separate interpreters, as two servers are (multiprocessing would re-run whatever __main__ is).
+    code = (
+        "import sys, pathlib; from dashboard import diskcache; "
+        "print(diskcache.cached_index([sys.argv[1]], sys.argv[2], root=pathlib.Path(sys.argv[3])))"
+    )
+    command = [sys.executable, "-c", code, str(SEEDS_DIR), digest, str(tmp_path)]
+    children = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    results = set()
     for child in children:
-        child.start()
-    for child in children:
-        child.join(timeout=540)  # two whole builds at once; slow on a loaded machine
-        assert child.exitcode == 0
-    results = {queue.get(timeout=5) for _ in children}
+        out, _ = child.communicate(timeout=540)  # two whole builds at once: slow on a loaded machine
+        assert child.returncode == 0
+        results.add(out.strip())
     assert len(results) == 1
     entry = Path(results.pop())
     assert diskcache.is_valid(entry, digest)
