@@ -207,7 +207,7 @@ RECORD = st.fixed_dictionaries(
 
 
 def _comparable(papers: pd.DataFrame) -> pd.DataFrame:
-    columns = [*CORE_COLUMNS, *(name for name in ("authors",) if name in papers)]
+    columns = list(CORE_COLUMNS)
     frame = papers[columns].reset_index(drop=True).copy()
     frame["year"] = frame["year"].astype("Int64")
     for name in frame.columns:

@@ -89,22 +89,32 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "abstract": ("abstract", "summary", "abstract_text", "abstracttext", "paper_abstract", "description",
                  "text"),
     "url": ("url", "link", "paper_url", "paperurl", "html_url", "page_url", "landing_page", "forum_url",
-            "forum"),
+            "forum", "site", "oa"),
     "pdf_url": ("pdf_url", "pdf", "pdfurl", "pdf_link"),
     "code_url": ("code_url", "code", "codeurl", "github", "github_url", "repo", "repository", "repo_url",
                  "code_link", "source_code"),
     "authors": ("authors", "author", "author_names", "authors_list"),
+    "affiliations": ("affiliations", "aff_unique_norm", "affiliation", "aff", "institutions", "institution"),
+    "countries": ("countries", "aff_country_unique", "country"),
     "keywords": ("keywords", "keyword", "tags"),
     "year": ("year", "pub_year", "publication_year"),
     "venue": ("venue", "conference", "booktitle", "journal", "conf"),
     "primary_area": ("primary_area", "area", "subject_area", "research_area"),
     "decision": ("decision", "status"),
+    "track": ("track",),
+    "session": ("session", "sessions"),
+    "tldr": ("tldr", "tl;dr", "tl_dr", "one_sentence_summary"),
+    "project_url": ("project_url", "project", "project_page", "projectpage", "homepage", "website"),
+    "citations": ("citations", "citation_count", "citationcount", "gs_citation", "n_citations",
+                  "num_citations", "cited_by", "cited_by_count"),
     # our own exports: kept so a re-read export keeps its provenance and derived titles are re-derived
     "source": ("source",),
     "position": ("position",),
     "title_is_derived": ("title_is_derived",),
 }
-OPTIONAL_FIELDS = ("url", "pdf_url", "authors", "keywords", "primary_area", "decision")
+OPTIONAL_FIELDS = ("url", "pdf_url", "authors", "affiliations", "countries", "keywords", "primary_area",
+                   "decision", "track", "session", "tldr", "project_url", "citations")
+LIST_FIELDS = frozenset({"authors", "affiliations", "countries", "keywords"})
 RAW_COLUMNS = ("id", "source", "position", "venue", "year", "title", "abstract", "code_url")
 # Columns that mark a table as one of our own exports (then its source/position columns are kept).
 OWN_EXPORT_MARKERS = frozenset({"abstract_clean", "title_is_derived", "code_status"})
@@ -1388,11 +1398,11 @@ def _plan(keys: tuple[Any, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((name, tuple(key for _, key in sorted(found))) for name, found in candidates.items())
 
 
-_CHECKED_FIELDS = frozenset({"url", "pdf_url", "code_url", "id"})  # fields whose values _acceptable vets
+_CHECKED_FIELDS = frozenset({"url", "pdf_url", "code_url", "project_url", "id"})  # vetted by _acceptable
 
 
 def _acceptable(name: str, value: Any) -> bool:
-    if name in ("url", "pdf_url", "code_url"):
+    if name in ("url", "pdf_url", "code_url", "project_url"):
         return isinstance(value, str) and ("." in value or _urlish(value))
     if name == "id":
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
@@ -1486,9 +1496,15 @@ def _unseen_character(match: re.Match[str]) -> str:
     return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else " "
 
 
-def _text_list(value: Any, *, authors: bool) -> list[str]:
-    """Authors or keywords as a list of strings, from a list, JSON text, or ``A, B and C`` / ``A; B``."""
+def _text_list(value: Any, *, authors: bool = False, name: str = "") -> list[str]:
+    """A list field as strings, from a list, JSON text, or joined text.
+
+    Separators, first found wins: ``;``, then ``|`` (Mini-Conf sites), then for authors ``,``/``and``/
+    ``&``, for affiliations none (their names hold commas), for the others ``,``. Affiliations and
+    countries keep each item once.
+    """
     value = _unwrap(value)
+    unique = name in ("affiliations", "countries")
     if isinstance(value, str):
         stripped = value.strip()
         if stripped.startswith("[") and stripped.endswith("]"):
@@ -1497,16 +1513,21 @@ def _text_list(value: Any, *, authors: bool) -> list[str]:
             except (json.JSONDecodeError, RecursionError):
                 parsed = None
             if isinstance(parsed, list):
-                return _text_list(parsed, authors=authors)
+                return _text_list(parsed, authors=authors, name=name)
         if ";" in stripped:
             parts = stripped.split(";")
+        elif "|" in stripped:
+            parts = stripped.split("|")
         elif authors:
             parts = re.split(r",|\s+and\s+|\s*&\s*", stripped)
+        elif name == "affiliations":
+            parts = [stripped]
         else:
             parts = stripped.split(",")
-        return [p.strip() for p in parts if p.strip()]
+        items = [p.strip() for p in parts if p.strip()]
+        return list(dict.fromkeys(items)) if unique else items
     if isinstance(value, (list, tuple)):
-        items: list[str] = []
+        items = []
         for item in value:
             if isinstance(item, dict):
                 item = item.get("name") or item.get("fullname") or item.get("value") or ""
@@ -1519,9 +1540,18 @@ def _text_list(value: Any, *, authors: bool) -> list[str]:
                 items.append(text)
             else:  # OpenReview keywords sometimes arrive as one "a; b; c" string inside the list
                 items.extend(part.strip() for part in text.split(";") if part.strip())
-        return items
+        return list(dict.fromkeys(items)) if unique else items
     text = _text(value)
     return [text] if text else []
+
+
+def _citations(value: Any) -> int | None:
+    """A citation count: a non-negative whole number, else None."""
+    value = _unwrap(value)
+    if isinstance(value, bool):
+        return None
+    number = _non_negative_int(value)
+    return number if number is not None and number < 2**62 else None
 
 
 def _year(value: Any) -> int | None:
@@ -1638,14 +1668,18 @@ class _Table:
         for name in OPTIONAL_FIELDS:
             if name not in fields:
                 continue
-            if name in ("authors", "keywords"):
-                items = _text_list(fields[name], authors=name == "authors")
+            if name in LIST_FIELDS:
+                items = _text_list(fields[name], authors=name == "authors", name=name)
                 if len(items) > MAX_LIST_ITEMS:
                     log.warn(place, f"{len(items):,} {name}: kept the first {MAX_LIST_ITEMS:,}")
                     items = items[:MAX_LIST_ITEMS]
                 items = [item[:MAX_FIELD_CHARS] for item in items]
                 if items:
                     self.optional[name][row] = items
+            elif name == "citations":
+                count = _citations(fields[name])
+                if count is not None:
+                    self.optional[name][row] = count
             else:
                 text = self._capped(_text(fields[name]), name, place, log)
                 if text:
@@ -1696,8 +1730,10 @@ class _Table:
             found = self.optional[name]
             if not found:
                 continue
-            if name in ("authors", "keywords"):
+            if name in LIST_FIELDS:
                 data[name] = pd.Series([found.get(i, []) for i in range(self.n_rows)], dtype="object")
+            elif name == "citations":
+                data[name] = pd.Series([found.get(i) for i in range(self.n_rows)], dtype="Int64")
             else:
                 data[name] = _str_series([found.get(i, "") for i in range(self.n_rows)])
         order = [*RAW_COLUMNS, *(name for name in OPTIONAL_FIELDS if name in data)]

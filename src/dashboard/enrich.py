@@ -7,6 +7,7 @@ the figures for the 27k corpus.
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -16,13 +17,24 @@ import pyarrow as pa
 from dashboard.extract import datasets, derived_title, method_names
 from dashboard.links import code_release, extract_links, find_urls
 from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS
-from dashboard.text import clean_markup, count_words
+from dashboard.text import clean_markup, count_words, is_placeholder_abstract
 
-__all__ = ["DerivedFields", "add_derived_columns", "derive_fields"]
+__all__ = ["DerivedFields", "add_derived_columns", "decision_tier", "derive_fields"]
 
 _STR_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
 _STRING_COLUMNS = ("id", "source", "venue", "title", "abstract", "abstract_clean", "code_url", "github_repo",
-                   "code_status")  # fmt: skip
+                   "code_status", "decision", "decision_tier", "track", "tldr", "project_url",
+                   "paper_url")  # fmt: skip
+_LIST_DEFAULTS = ("authors", "affiliations", "countries")
+# First match wins, so "Accept (Oral)" is oral and "Reject after withdrawal" is withdrawn before reject.
+_TIER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("withdrawn", re.compile(r"withdr[ae]w|withdrawn|retracted", re.I)),
+    ("reject", re.compile(r"reject|declined|not\s+accepted", re.I)),
+    ("oral", re.compile(r"\boral|notable[-\s]top[-\s]5\b|\bbest\s+paper|\baward", re.I)),
+    ("spotlight", re.compile(r"spotlight|notable[-\s]top[-\s]25\b|highlight", re.I)),
+    ("poster", re.compile(r"poster", re.I)),
+    ("accept", re.compile(r"accept|\bpublished|\bmain\b|\bfindings\b|\bconference\s+paper", re.I)),
+)
 
 
 class DerivedFields(NamedTuple):
@@ -38,6 +50,7 @@ class DerivedFields(NamedTuple):
     datasets: list[str]
     title: str
     title_is_derived: bool
+    has_abstract: bool
 
 
 def derive_fields(abstract: str, title: str = "", code_url: str = "") -> DerivedFields:
@@ -69,7 +82,23 @@ def derive_fields(abstract: str, title: str = "", code_url: str = "") -> Derived
         datasets=datasets(clean),
         title=title,
         title_is_derived=title_is_derived,
+        has_abstract=not is_placeholder_abstract(clean),
     )
+
+
+def decision_tier(decision: str) -> str:
+    """The tier of a source's decision text, one of `schema.DECISION_TIERS`.
+
+    >>> [decision_tier(d) for d in ("Accept (Oral)", "ICLR 2026 Poster", "Withdraw", "Submitted to ICLR", "")]
+    ['oral', 'poster', 'withdrawn', 'unknown', 'unknown']
+    """
+    text = decision.strip().lower() if isinstance(decision, str) else ""
+    if not text or text.startswith("submitted"):
+        return "unknown"
+    for tier, pattern in _TIER_PATTERNS:
+        if pattern.search(decision):
+            return tier
+    return "unknown"
 
 
 def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
@@ -90,6 +119,15 @@ def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
     columns.setdefault("position", list(range(1, n + 1)))
     columns.setdefault("venue", [""] * n)
     columns.setdefault("year", [pd.NA] * n)
+    for name in _LIST_DEFAULTS:
+        columns.setdefault(name, [[] for _ in range(n)])
+    for name in ("decision", "track", "tldr", "project_url"):
+        columns.setdefault(name, [""] * n)
+    columns.setdefault("citations", [pd.NA] * n)
+    if "paper_url" not in columns:
+        columns["paper_url"] = _first_text(raw, ("url", "pdf_url"), n)
+    tiers = {text: decision_tier(text) for text in set(_strings(raw, "decision", n))}
+    columns["decision_tier"] = [tiers[text] for text in _strings(raw, "decision", n)]
     derived_any_title = any(row.title_is_derived for row in derived)
     for index, field in enumerate(DerivedFields._fields):
         if field == "title" and not derived_any_title and "title" in raw.columns:
@@ -102,6 +140,10 @@ def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
     table["year"] = pd.to_numeric(table["year"], errors="coerce").astype("Int64")
     table["n_words"] = table["n_words"].astype("int64")
     table["title_is_derived"] = table["title_is_derived"].astype(bool)
+    table["has_abstract"] = table["has_abstract"].astype(bool)
+    table["citations"] = pd.to_numeric(table["citations"], errors="coerce").astype("Int64")
+    for name in _LIST_DEFAULTS:
+        table[name] = [value if isinstance(value, list) else [] for value in table[name].tolist()]
     order = [*CORE_COLUMNS, *(name for name in OPTIONAL_COLUMNS if name in table.columns)]
     order += [name for name in table.columns if name not in order]
     return table[order]
@@ -111,6 +153,16 @@ def _strings(frame: pd.DataFrame, column: str, n: int) -> list[str]:
     if column not in frame.columns:
         return [""] * n
     return [value if isinstance(value, str) else "" for value in frame[column].tolist()]
+
+
+def _first_text(frame: pd.DataFrame, names: tuple[str, ...], n: int) -> list[str]:
+    """Per row, the first non-empty of the named string columns."""
+    out = [""] * n
+    for name in reversed(names):
+        for i, value in enumerate(_strings(frame, name, n)):
+            if value:
+                out[i] = value
+    return out
 
 
 def _as_str(column: pd.Series) -> pd.Series:

@@ -100,12 +100,16 @@ _LINKS = pa.list_(pa.struct([("url", _STR), ("kind", _STR)]))
 COLUMN_TYPES: dict[str, pa.DataType] = {
     **{name: _STR for name in ("id", "source", "venue", "title", "abstract", "abstract_clean", "code_url")},
     **{name: _STR for name in ("github_repo", "code_status", "url", "pdf_url", "primary_area", "decision")},
+    **{name: _STR for name in ("decision_tier", "track", "tldr", "project_url", "paper_url", "session")},
+    "citations": pa.int64(),
+    "has_abstract": pa.bool_(),
     "topic_label": _STR,
     **{name: pa.int64() for name in ("position", "year", "n_words", "topic")},
     "title_is_derived": pa.bool_(),
     "is_outlier": pa.bool_(),
     **{name: pa.float64() for name in ("topic_weight", "x", "y")},
     **{name: _STR_LIST for name in ("method_names", "datasets", "authors", "keywords", "areas")},
+    **{name: _STR_LIST for name in ("affiliations", "countries")},
     "links": _LINKS,
 }
 _LIST_DEFAULT_COLUMNS = {name for name, kind in COLUMN_TYPES.items() if pa.types.is_list(kind)}
@@ -165,8 +169,9 @@ def arrow_to_table(table: pa.Table) -> pd.DataFrame:
     frame = table.drop_columns(list_names).to_pandas()
     for name in list_names:
         frame[name] = pd.Series(_python_lists(table.column(name)), index=frame.index, dtype=object)
-    if "year" in frame.columns:
-        frame["year"] = frame["year"].astype("Int64")
+    for name in ("year", "citations"):
+        if name in frame.columns:
+            frame[name] = frame[name].astype("Int64")
     return frame[table.column_names]
 
 

@@ -21,14 +21,29 @@ code_url          str        the paper's own repository URL; ``""`` when none
 github_repo       str        ``owner/name`` when ``code_url`` is on GitHub; ``""`` otherwise
 code_status       str        one of CODE_STATUSES
 datasets          list[str]  benchmarks and datasets named in the text
+authors           list[str]  author names, in the source's order; ``[]`` when none
+affiliations      list[str]  the paper's institutions, each once, in the source's order (normalised names
+                             such as Paper Copilot's ``aff_unique_norm`` preferred over per-author ``aff``)
+countries         list[str]  the institutions' countries, each once
+decision          str        the source's own decision or status text (``Poster``, ``ICLR 2026 Oral``,
+                             ``Reject``...); ``""`` when none
+decision_tier     str        ``decision`` sorted into one of DECISION_TIERS; ``unknown`` when the source
+                             gives no decision or one that names no tier (``Submitted to ICLR 2026``)
+track             str        the source's track (``main``, ``Datasets and Benchmarks``); ``""`` when none
+tldr              str        the source's one-sentence summary; ``""`` when none
+project_url       str        the paper's project page as the record gives it; ``""`` when none
+paper_url         str        the paper's own page (record ``url``/``site``/``oa``/forum), else its PDF
+citations         Int64      citation count the source gives; <NA> when missing
+has_abstract      bool       False for an empty or placeholder abstract (``Abstract Unavailable``, ``TBA``,
+                             ``N/A``, ``Part of Advances in ...``): such papers stay in tables and counts
+                             but are left out of topics, terms and similarity
 
 Optional columns (present when a reader found them; other columns are welcome too)
 -------------------------------------------------------------------------------
-url, pdf_url      str        the paper's page / PDF
-authors           list[str]
-keywords          list[str]
+url, pdf_url      str        the paper's page / PDF as the record names them
+keywords          list[str]  keywords, tags, arXiv categories, fields of study
 primary_area      str        a label given by the source (OpenReview ``primary_area``)
-decision          str
+session           str        the conference session the source puts the paper in
 
 Repository columns (added from the repository cache, `dashboard.repocheck.columns`)
 ------------------------------------------------------------------------------------
@@ -39,7 +54,8 @@ repo_pushed_at    str        ISO date of the last push; ``""`` when unknown
 
 Analysis columns (added by `analysis.analyze`)
 ---------------------------------------------
-topic             int        topic number, -1 for an outlier
+topic             int        topic number, -1 for an outlier and for every paper whose ``has_abstract``
+                             is False (those are never fitted: they form no topic)
 topic_label       str        e.g. ``diffusion · guidance · sampling``; ``"Outlier"`` for -1
 topic_weight      float      strength of the paper's membership of its topic (0..1)
 is_outlier        bool       no topic is clear for the paper
@@ -66,14 +82,41 @@ CORE_COLUMNS: tuple[str, ...] = (
     "github_repo",
     "code_status",
     "datasets",
+    "authors",
+    "affiliations",
+    "countries",
+    "decision",
+    "decision_tier",
+    "track",
+    "tldr",
+    "project_url",
+    "paper_url",
+    "citations",
+    "has_abstract",
 )
 
-OPTIONAL_COLUMNS: tuple[str, ...] = ("url", "pdf_url", "authors", "keywords", "primary_area", "decision")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("url", "pdf_url", "keywords", "primary_area", "session")
 
 ANALYSIS_COLUMNS: tuple[str, ...] = ("topic", "topic_label", "topic_weight", "is_outlier", "areas", "x", "y")
 
 LIST_COLUMNS: frozenset[str] = frozenset(
-    {"method_names", "links", "datasets", "authors", "keywords", "areas"}
+    {"method_names", "links", "datasets", "authors", "affiliations", "countries", "keywords", "areas"}
+)
+
+DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "reject", "withdrawn", "unknown")
+
+# States of a paper's repository (issue 11 adds the ``repo_state`` column from its repository cache).
+REPO_STATES: tuple[str, ...] = (
+    "live",
+    "empty",
+    "readme_only",
+    "placeholder",
+    "archived",
+    "moved",
+    "not_found",
+    "blocked",
+    "error",
+    "not_checked",
 )
 
 LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")

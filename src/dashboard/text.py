@@ -19,7 +19,7 @@ import unicodedata
 
 from dashboard.links import find_urls
 
-__all__ = ["clean_markup", "count_words"]
+__all__ = ["clean_markup", "count_words", "is_placeholder_abstract"]
 
 # --- character tables -----------------------------------------------------------------------
 
@@ -213,6 +213,31 @@ def clean_markup(text: str, *, url_spans: list[tuple[int, int, str]] | None = No
     if edited and (" ." in text or " ," in text or " )" in text or " ;" in text or " :" in text):
         text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)  # left where a \cite or a tag was dropped
     return text
+
+
+# What sites print where they have no abstract: the whole (cleaned) text is one of these.
+_PLACEHOLDER_ABSTRACT = re.compile(
+    r"(?:abstract|summary)?\s*(?:is\s+)?(?:not\s+|un)?(?:available|provided|given|found|yet)\W*"
+    r"|(?:no|missing|without)\s+(?:abstract|summary)(?:\s+(?:is\s+)?(?:available|provided|given|found|yet))?\W*"
+    r"|(?:abstract|summary)(?:\s+(?:missing|pending|forthcoming|withheld|tbd|tba|n/?a|none|null|empty))?\W*"
+    r"|tb[ad]|n/?a|none|null|nil|nan|empty|unknown|untitled|todo|placeholder|[-–—.?*_x\s]*"
+    r"|(?:abstract\W+)?(?:coming\s+soon|to\s+(?:appear|be\s+(?:announced|added|determined)))\W*"
+    # NeurIPS/PMLR proceedings pages without an abstract: "Part of Advances in Neural Information ..."
+    r"|part\s+of\s+(?:the\s+)?(?:advances|proceedings|international|annual|conference)\b[^.]{0,200}\.?",
+    re.IGNORECASE,
+)
+
+
+def is_placeholder_abstract(clean_text: str) -> bool:
+    """True when a cleaned abstract is empty or only a site's placeholder, not a real abstract.
+
+    >>> [is_placeholder_abstract(t) for t in ("Abstract Unavailable", "TBA", "", "We study X.")]
+    [True, True, True, False]
+    """
+    text = clean_text.strip()
+    if len(text) > 300:  # a placeholder is short; never scan a real abstract
+        return False
+    return _PLACEHOLDER_ABSTRACT.fullmatch(text) is not None
 
 
 def count_words(clean_text: str, *, normalized: bool = False) -> int:

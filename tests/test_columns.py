@@ -1,0 +1,103 @@
+"""The column contract of issue 10: every new column after every load, filled where the source has it."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from dashboard import corpus
+from dashboard.enrich import decision_tier
+from dashboard.schema import CORE_COLUMNS, DECISION_TIERS, REPO_STATES
+from dashboard.text import is_placeholder_abstract
+
+NEW_COLUMNS = ("authors", "affiliations", "countries", "decision", "decision_tier", "track", "tldr",
+               "project_url", "paper_url", "citations", "has_abstract")  # fmt: skip
+
+
+def test_new_columns_are_core_and_constants_exist() -> None:
+    assert set(NEW_COLUMNS) <= set(CORE_COLUMNS)
+    assert DECISION_TIERS[-1] == "unknown" and "withdrawn" in DECISION_TIERS
+    assert REPO_STATES[-1] == "not_checked" and len(REPO_STATES) == 10
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("a.txt", b"ICML 2026 Papers\n\nWe study graphs.\n"),
+        ("a.csv", b"title,abstract\nT,We study graphs.\n"),
+        ("a.json", b'[{"abstract": "We study graphs."}]'),
+        ("bad.json", b"[1]"),
+    ],
+)
+def test_defaults_where_the_source_has_nothing(name: str, data: bytes) -> None:
+    papers = corpus.load_uploads([(name, data)]).papers
+    assert list(papers.columns[: len(CORE_COLUMNS)]) == list(CORE_COLUMNS)
+    assert papers["citations"].dtype == "Int64" and papers["has_abstract"].dtype == bool
+    for row in papers.itertuples():
+        assert (row.authors, row.affiliations, row.countries) == ([], [], [])
+        texts = (row.decision, row.decision_tier, row.track, row.tldr, row.project_url)
+        assert texts == ("", "unknown", "", "", "")
+        assert pd.isna(row.citations) and row.has_abstract
+
+
+def test_a_paper_copilot_shaped_record_fills_them() -> None:
+    record = {
+        "title": "T", "abstract": "We study graphs.", "status": "Spotlight", "track": "main",
+        "author": "Ann One;  Bob Two; Cy Three",
+        "aff": "Uni A, Town, X; Uni A, Town, X; Lab B, Inc.",
+        "aff_unique_norm": "Uni A;Lab B, Inc.", "aff_country_unique": "X;Y",
+        "site": "https://icml.cc/virtual/2024/poster/1", "pdf": "https://x.org/1.pdf",
+        "project": "https://proj.example.org/", "gs_citation": 12, "tldr": "Graphs, studied.",
+    }  # fmt: skip
+    row = corpus.load_uploads([("x.json", json.dumps([record]).encode())]).papers.iloc[0]
+    assert row["authors"] == ["Ann One", "Bob Two", "Cy Three"]
+    assert row["affiliations"] == ["Uni A", "Lab B, Inc."]
+    assert row["countries"] == ["X", "Y"]
+    assert (row["decision"], row["decision_tier"], row["track"]) == ("Spotlight", "spotlight", "main")
+    assert row["paper_url"] == "https://icml.cc/virtual/2024/poster/1"
+    assert row["project_url"] == "https://proj.example.org/"
+    assert row["citations"] == 12 and row["tldr"] == "Graphs, studied."
+
+
+def test_per_author_affiliations_are_kept_once_each_without_splitting_at_commas() -> None:
+    record = {"abstract": "A.", "aff": "Uni A, Town; Uni A, Town; Lab B"}
+    row = corpus.load_uploads([("x.json", json.dumps([record]).encode())]).papers.iloc[0]
+    assert row["affiliations"] == ["Uni A, Town", "Lab B"]
+
+
+@pytest.mark.parametrize(
+    ("text", "tier"),
+    [
+        ("Oral", "oral"), ("Accept (Oral)", "oral"), ("ICLR 2026 Oral", "oral"), ("Spotlight", "spotlight"),
+        ("Accept (spotlight)", "spotlight"), ("Poster", "poster"), ("ICLR 2026 Poster", "poster"),
+        ("Accept", "accept"), ("Accept (Poster)", "poster"), ("Reject", "reject"),
+        ("ICLR 2026 Conference Desk Rejected Submission", "reject"), ("Withdraw", "withdrawn"),
+        ("ICLR 2026 Conference Withdrawn Submission", "withdrawn"), ("Submitted to ICLR 2026", "unknown"),
+        ("", "unknown"), ("Active", "unknown"),
+    ],
+)  # fmt: skip
+def test_decision_tiers(text: str, tier: str) -> None:
+    assert decision_tier(text) == tier
+    assert tier in DECISION_TIERS
+
+
+@pytest.mark.parametrize(
+    ("abstract", "placeholder"),
+    [
+        ("Abstract Unavailable", True), ("No abstract available.", True), ("TBA", True), ("N/A", True),
+        ("", True), ("-", True), ("Coming soon", True),
+        ("Part of Advances in Neural Information Processing Systems 35 (NeurIPS 2022) Main Track", True),
+        ("We study graphs.", False), ("Available data is scarce; we fix that.", False),
+        ("None of the above.", False),
+    ],
+)  # fmt: skip
+def test_placeholder_abstracts(abstract: str, placeholder: bool) -> None:
+    assert is_placeholder_abstract(abstract) is placeholder
+
+
+def test_placeholder_abstract_gives_has_abstract_false_and_stays_in_the_table() -> None:
+    records = [{"title": "A", "abstract": "Abstract Unavailable"}, {"title": "B", "abstract": "We study X."}]
+    papers = corpus.load_uploads([("x.json", json.dumps(records).encode())]).papers
+    assert papers["has_abstract"].tolist() == [False, True]
