@@ -145,6 +145,17 @@ def make_papers() -> pd.DataFrame:
                 "github_repo": code_url.removeprefix("https://github.com/") if code_url else "",
                 "code_status": status,
                 "datasets": datasets,
+                "authors": [],
+                "affiliations": [],
+                "countries": [],
+                "decision": "",
+                "decision_tier": "unknown",
+                "track": "",
+                "tldr": "",
+                "project_url": "",
+                "paper_url": f"https://example.org/{pid}",
+                "citations": None,
+                "has_abstract": True,
                 "url": f"https://example.org/{pid}",
                 **dict(zip(CONTRACT_COLUMNS, _PEOPLE[pid], strict=True)),
                 "topic": topic,
@@ -158,7 +169,9 @@ def make_papers() -> pd.DataFrame:
         )
     papers = pd.DataFrame.from_records(records)
     papers["year"] = papers["year"].astype("Int64")
-    for column in ("id", "source", "venue", "title", "abstract", "abstract_clean", "code_url", "github_repo"):
+    papers["citations"] = papers["citations"].astype("Int64")
+    for column in ("id", "source", "venue", "title", "abstract", "abstract_clean", "code_url", "github_repo",
+                   "decision", "decision_tier", "track", "tldr", "project_url", "paper_url"):  # fmt: skip
         papers[column] = papers[column].astype("str")
     for column in ("decision", "decision_tier"):
         papers[column] = papers[column].astype("str")
