@@ -145,17 +145,11 @@ def make_papers() -> pd.DataFrame:
                 "github_repo": code_url.removeprefix("https://github.com/") if code_url else "",
                 "code_status": status,
                 "datasets": datasets,
-                "authors": [],
-                "affiliations": [],
-                "countries": [],
-                "decision": "",
-                "decision_tier": "unknown",
                 "track": "",
                 "tldr": "",
                 "project_url": "",
                 "paper_url": f"https://example.org/{pid}",
                 "citations": None,
-                "has_abstract": True,
                 "url": f"https://example.org/{pid}",
                 **dict(zip(CONTRACT_COLUMNS, _PEOPLE[pid], strict=True)),
                 "topic": topic,
@@ -175,7 +169,7 @@ def make_papers() -> pd.DataFrame:
         papers[column] = papers[column].astype("str")
     for column in ("decision", "decision_tier"):
         papers[column] = papers[column].astype("str")
-    return papers[[*CORE_COLUMNS, "url", *CONTRACT_COLUMNS, *ANALYSIS_COLUMNS]]
+    return papers[[*CORE_COLUMNS, "url", *ANALYSIS_COLUMNS]]  # CORE_COLUMNS holds CONTRACT_COLUMNS
 
 
 # --------------------------------------------------------------------- a corpus with planted trends

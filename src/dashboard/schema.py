@@ -134,5 +134,3 @@ REPO_COLUMNS: tuple[str, ...] = ("repo_state", "repo_stars", "repo_license", "re
 
 OUTLIER_TOPIC = -1
 OUTLIER_LABEL = "Outlier"
-
-DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "reject", "withdrawn", "unknown")
