@@ -380,7 +380,8 @@ def facet_counts(papers: pd.DataFrame) -> dict[str, pd.Series]:
                 rows = rows.map(lambda d: d.get("kind") if isinstance(d, dict) else None).dropna()
             # One count per paper even when a paper lists a value twice.
             pairs = pd.DataFrame({"row": rows.index, "value": rows.to_numpy()}).drop_duplicates()
-            values = pairs["value"]
+            # str, as an index stores it: also when every list is empty (authors of a corpus without any)
+            values = pairs["value"].astype("str")
         values = values.dropna()
         if key not in ("topic", "year"):
             values = values[values.astype("str") != ""]
