@@ -49,7 +49,7 @@ def test_a_paper_copilot_shaped_record_fills_them() -> None:
         "aff": "Uni A, Town, X; Uni A, Town, X; Lab B, Inc.",
         "aff_unique_norm": "Uni A;Lab B, Inc.", "aff_country_unique": "X;Y",
         "site": "https://icml.cc/virtual/2024/poster/1", "pdf": "https://x.org/1.pdf",
-        "project": "https://proj.example.org/", "gs_citation": 12, "tldr": "Graphs, studied.",
+        "project": "https://myproject.org/", "gs_citation": 12, "tldr": "Graphs, studied.",
     }  # fmt: skip
     row = corpus.load_uploads([("x.json", json.dumps([record]).encode())]).papers.iloc[0]
     assert row["authors"] == ["Ann One", "Bob Two", "Cy Three"]
@@ -57,7 +57,7 @@ def test_a_paper_copilot_shaped_record_fills_them() -> None:
     assert row["countries"] == ["X", "Y"]
     assert (row["decision"], row["decision_tier"], row["track"]) == ("Spotlight", "spotlight", "main")
     assert row["paper_url"] == "https://icml.cc/virtual/2024/poster/1"
-    assert row["project_url"] == "https://proj.example.org/"
+    assert row["project_url"] == "https://myproject.org/"
     assert row["citations"] == 12 and row["tldr"] == "Graphs, studied."
 
 
@@ -101,3 +101,51 @@ def test_placeholder_abstract_gives_has_abstract_false_and_stays_in_the_table() 
     records = [{"title": "A", "abstract": "Abstract Unavailable"}, {"title": "B", "abstract": "We study X."}]
     papers = corpus.load_uploads([("x.json", json.dumps(records).encode())]).papers
     assert papers["has_abstract"].tolist() == [False, True]
+
+
+def test_placeholder_abstracts_form_no_topic(seeds_dir) -> None:
+    from dashboard import corpus as corpus_module
+    from dashboard.analysis import analyze
+
+    seeds = corpus_module.load([seeds_dir]).papers
+    placeholders = [
+        {"title": f"Paper {n}", "abstract": text}
+        for n, text in enumerate(["Abstract Unavailable", "TBA", "N/A", "No abstract available."] * 6)
+    ]
+    extra = corpus_module.load_uploads([("more.json", json.dumps(placeholders).encode())]).papers
+    papers = pd.concat([seeds, extra], ignore_index=True)
+    assert int((~papers["has_abstract"]).sum()) == len(placeholders)
+    result = analyze(papers, n_topics=5)
+    missing = ~result.papers["has_abstract"]
+    assert (result.papers.loc[missing, "topic"] == -1).all()
+    assert (result.papers.loc[missing, "topic_label"] == "Outlier").all()
+    words = {"abstract", "unavailable", "tba", "available"}
+    for terms in result.topics.loc[result.topics["topic"] >= 0, "top_terms"]:
+        assert not words & {str(t[0] if isinstance(t, (tuple, list)) else t) for t in terms}
+    # they stay in the table, and similarity leaves them out
+    assert len(result.papers) == len(papers)
+    placeholder_id = str(result.papers.loc[missing, "id"].iloc[0])
+    assert result.most_similar(placeholder_id).empty
+    some_id = str(result.papers.loc[~missing, "id"].iloc[0])
+    assert not set(result.most_similar(some_id, n=20)["id"]) & set(result.papers.loc[missing, "id"])
+
+
+def test_index_and_a_load_report_the_same_duplicate_abstracts(seeds_dir, tmp_path) -> None:
+    import shutil
+
+    from dashboard import corpus as corpus_module
+    from dashboard import index
+
+    folder = tmp_path / "corpus"
+    shutil.copytree(seeds_dir, folder)
+    first = corpus_module.load([folder]).papers["abstract"].iloc[0]
+    # the same abstract in another file, with different line breaks: one rule says it is the same
+    (folder / "zz-copy.json").write_text(json.dumps([{"abstract": first.replace(" ", "\n  ", 3)}]), "utf-8")
+
+    def duplicates(report: corpus_module.LoadReport) -> int:
+        return sum("same abstract" in p.message for p in report.warnings)
+
+    loaded = corpus_module.load([folder]).report
+    index.build_index([folder], tmp_path / "out.index", workers=1)
+    built = index.read_report(tmp_path / "out.index")
+    assert duplicates(loaded) == duplicates(built) >= 1

@@ -38,12 +38,22 @@ def paper_texts(papers: pd.DataFrame) -> list[str]:
         else pd.Series([""] * len(papers), index=papers.index)
     )
     if "title" not in papers.columns:
-        return body.tolist()
+        return _without_placeholders(body.tolist(), papers)
     titles = papers["title"].fillna("").astype(str)
     if "title_is_derived" in papers.columns:
         # A derived title repeats the abstract's words: counting them twice would only add noise.
         titles = titles.where(~papers["title_is_derived"].fillna(False).astype(bool), "")
-    return [f"{title}. {text}" if title.strip() else text for title, text in zip(titles, body, strict=True)]
+    texts = [f"{title}. {text}" if title.strip() else text for title, text in zip(titles, body, strict=True)]
+    return _without_placeholders(texts, papers)
+
+
+def _without_placeholders(texts: list[str], papers: pd.DataFrame) -> list[str]:
+    """Empty text for papers whose ``has_abstract`` is False: they are left out of topics, terms and
+    similarity (the topic model fits only papers with text; an empty one is topic -1, ``Outlier``)."""
+    if "has_abstract" not in papers.columns:
+        return texts
+    keep = papers["has_abstract"].fillna(True).astype(bool).tolist()
+    return [text if kept else "" for text, kept in zip(texts, keep, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,8 @@ class Analysis:
     ) -> pd.DataFrame:
         """The ``n`` papers most similar to ``paper_id`` (itself excluded): id, title, similarity."""
         row = self.positions[str(paper_id)]
-        ranked = similarity.most_similar(self._vectors(space), row, n)
+        # papers without an abstract (has_abstract False) have no text vector: similar to nothing
+        ranked = [(i, s) for i, s in similarity.most_similar(self._vectors(space), row, n) if s > 0]
         rows = [i for i, _ in ranked]
         return pd.DataFrame(
             {

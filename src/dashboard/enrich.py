@@ -53,8 +53,8 @@ class DerivedFields(NamedTuple):
     has_abstract: bool
 
 
-def derive_fields(abstract: str, title: str = "", code_url: str = "") -> DerivedFields:
-    """All derived fields of one paper from its abstract, its own title and its own code field.
+def derive_fields(abstract: str, title: str = "", code_url: str = "", project_url: str = "") -> DerivedFields:
+    """All derived fields of one paper from its abstract, its own title, code field and project page.
 
     >>> derive_fields("We propose PIAA, a training-free framework. Code: github.com/a/piaa").code_status
     'released'
@@ -66,7 +66,10 @@ def derive_fields(abstract: str, title: str = "", code_url: str = "") -> Derived
     names = method_names(abstract, clean=clean)
     links = extract_links(abstract, url_spans=url_spans)
     own_code_url, github_repo, code_status = code_release(
-        links, clean, code_url if isinstance(code_url, str) else ""
+        links,
+        clean,
+        code_url if isinstance(code_url, str) else "",
+        project_url if isinstance(project_url, str) else "",
     )
     title_is_derived = not title
     if title_is_derived:
@@ -112,7 +115,11 @@ def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
     abstracts = _strings(raw, "abstract", n)
     titles = _strings(raw, "title", n)
     record_code_urls = _strings(raw, "code_url", n)
-    derived = [derive_fields(a, t, c) for a, t, c in zip(abstracts, titles, record_code_urls, strict=True)]
+    project_urls = _strings(raw, "project_url", n)
+    derived = [
+        derive_fields(a, t, c, p)
+        for a, t, c, p in zip(abstracts, titles, record_code_urls, project_urls, strict=True)
+    ]
     columns: dict[str, Any] = {name: raw[name] for name in raw.columns}
     columns.setdefault("id", [f"paper-{i}" for i in range(1, n + 1)])
     columns.setdefault("source", [""] * n)

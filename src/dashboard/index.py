@@ -568,7 +568,8 @@ def _read_file(task: tuple[str, int, str, int]) -> tuple[dict[str, Any], list[tu
     return report, parts
 
 
-COUNT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "method_names"]
+# has_abstract: placeholder abstracts count no terms (absent from tables written before it existed)
+COUNT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "method_names", "has_abstract"]
 
 
 def count_files(papers_arrow: bytes, taxonomy_text: str, taxonomy_name: str, where: str) -> dict[str, bytes]:
@@ -581,7 +582,7 @@ def count_files(papers_arrow: bytes, taxonomy_text: str, taxonomy_name: str, whe
 
     try:
         table = pa.ipc.open_file(pa.BufferReader(papers_arrow)).read_all()
-        papers = arrow_to_table(table.select(COUNT_COLUMNS))
+        papers = arrow_to_table(table.select([c for c in COUNT_COLUMNS if c in table.column_names]))
         counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
         return {
             "vocabulary.arrow": _arrow_bytes(pa.table({"term": pa.array(counts.vocabulary, type=_STR)})),
@@ -759,6 +760,34 @@ def _collect_reads(
     return corpus.LoadReport(files), parts
 
 
+def _report_duplicate_abstracts(parts: list[_Part], report: corpus.LoadReport) -> None:
+    """Warn of abstracts repeated across files, by the rule one `corpus.load` of all files uses
+    (`readers.table.abstract_key`); each file's load already warned of repeats inside it."""
+    from dashboard.readers.table import abstract_key
+
+    first: dict[bytes, tuple[str, int]] = {}
+    reports = {f.source: f for f in report.files}
+    row = 0
+    for part in parts:
+        table = _read_arrow(part.directory / "papers.arrow").select(["abstract", "source"])
+        abstracts = table.column("abstract").to_pylist()
+        sources = table.column("source").to_pylist()
+        for abstract, source in zip(abstracts, sources, strict=True):
+            row += 1
+            if not abstract:
+                continue
+            key = abstract_key(abstract)
+            seen = first.setdefault(key, (str(source), row))
+            if seen[0] == source or seen[1] == row:
+                continue
+            file = reports.get(str(source))
+            if file is not None:
+                if len(file.warnings) < corpus.MAX_PROBLEMS_PER_FILE:
+                    message = f"same abstract as {seen[0]} paper {seen[1]} (both kept)"
+                    file.warnings.append(corpus.Problem(file.source, f"paper {row}", message))
+                file.n_warnings += 1
+
+
 def _unique_ids(parts: list[_Part], report: corpus.LoadReport) -> np.ndarray:
     """Paper ids unique across files, as one `corpus.load` of all files makes them (``x``, ``x-2``...)."""
     ids = np.concatenate(
@@ -842,7 +871,7 @@ def _fit(
     else:
         rng = np.random.default_rng(settings["random_state"])
         rows = np.sort(rng.choice(n_papers, fit_size, replace=False))
-    sample = _read_rows(parts, rows, ["title", "title_is_derived", "abstract_clean"])
+    sample = _read_rows(parts, rows, ["title", "title_is_derived", "abstract_clean", "has_abstract"])
     model = TopicModel(
         n_topics=settings["n_topics"],
         method="kmeans",
@@ -988,6 +1017,7 @@ def build_index(
         if n_papers < 2:
             raise IndexBuildError(f"{n_papers} papers read ({report.summary()}): an index needs at least two")
         ids = _unique_ids(parts, report)
+        _report_duplicate_abstracts(parts, report)
         # The count map runs in the workers while this process fits the topic model.
         maps.start_counting(parts, tax_text, tax_name)
         say(

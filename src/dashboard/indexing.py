@@ -100,6 +100,10 @@ def count_partition(papers: pd.DataFrame, taxonomy: Taxonomy) -> PartitionCounts
     titles = papers["title"].fillna("").astype(str).tolist()
     derived = papers["title_is_derived"].fillna(False).astype(bool).tolist()
     abstracts = papers["abstract_clean"].fillna("").astype(str).tolist()
+    if "has_abstract" in papers.columns:  # placeholder abstracts: no terms, no topic (as analysis does)
+        keep = papers["has_abstract"].fillna(True).astype(bool).tolist()
+        abstracts = [text if kept else "" for text, kept in zip(abstracts, keep, strict=True)]
+        titles = [title if kept else "" for title, kept in zip(titles, keep, strict=True)]
     for title, is_derived, abstract in zip(titles, derived, abstracts, strict=True):
         title_terms, abstract_terms = _topic_scan(title, is_derived, abstract)
         grams = ngrams_of_scan(abstract_terms, (1, 3))

@@ -56,6 +56,14 @@ _XML_NAMESPACE = re.compile(r"xmlns(?::\w+)?=\"[^\"<>]*\"")
 _LATEX_URL_ESCAPE = re.compile(r"\\(/|[_%#&~])")
 
 
+# Typographic ligatures PDF extraction leaves in text (and in URLs copied from PDFs): their letters.
+LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
+_LIGATURE_TABLE = str.maketrans(LIGATURES)
+# What joins several URLs in one code field: "a; b", "a;b", "a, b", "a | b" (a URL may hold ";" itself,
+# so only a separator followed by the start of another URL splits)
+_URL_JOINER = re.compile(r"\s*[;,|]\s*(?=(?:https?://|www\.|github\.com/|gitlab\.com/))", re.I)
+
+
 def find_urls(text: str) -> list[tuple[int, int, str]]:
     """Spans of the URLs written in ``text``: ``(start, end, url as written, LaTeX escapes removed)``.
 
@@ -403,23 +411,45 @@ _CODE_WORDS = ("code", "implementation", "software", "toolkit", "toolbox", "libr
                "代码")  # fmt: skip
 
 
-def code_release(links: list[dict[str, str]], text: str, record_code_url: str = "") -> tuple[str, str, str]:
+def code_release(
+    links: list[dict[str, str]], text: str, record_code_url: str = "", record_project_url: str = ""
+) -> tuple[str, str, str]:
     """``(code_url, github_repo, code_status)`` for one paper.
 
-    A record's own code field counts first. Otherwise the paper's own repository is the code link
-    whose preceding words say so ("code is available at", "our implementation") rather than that it
-    is a dependency ("based on", "using", "such as"); among equals GitHub wins, then the first.
+    A record's own code field counts first, read by the same rule as the abstract: the URLs in it
+    (plain, markdown ``[label](url)``, several joined by ``;`` or spaces) are classified, and its
+    first repository URL is the paper's code; a field holding only an account URL
+    (``github.com/someone``) or a project page adds that link and the abstract rule decides
+    (``account_only``, ``project_page_only``). A record's project field is a project page link.
+    Otherwise the paper's own repository is the code link whose preceding words say so ("code is
+    available at", "our implementation") rather than that it is a dependency ("based on", "using",
+    "such as"); among equals GitHub wins, then the first.
     ``code_status``: ``released`` (a code link), ``project_page_only``, ``account_only``,
     ``promised`` (the text says code will be released, with no link), or ``none``.
 
     >>> code_release([{"url": "https://github.com/a/b", "kind": "code"}], "Code: github.com/a/b")
     ('https://github.com/a/b', 'a/b', 'released')
+    >>> code_release([], "", "[![github](/i.svg) a/b](https://github.com/a/b); https://github.com/c/d")
+    ('https://github.com/a/b', 'a/b', 'released')
+    >>> code_release([], "", "https://github.com/someone")[2], code_release([], "", "", "https://p.io/x")[2]
+    ('account_only', 'project_page_only')
     """
+    field_links: list[dict[str, str]] = []
     if isinstance(record_code_url, str) and record_code_url.strip():
-        candidate = record_code_url.strip()
-        url = normalize_url(candidate)
-        if url is not None:
-            return url, _github_repo(url), "released"
+        field = _URL_JOINER.sub(" ", record_code_url.translate(_LIGATURE_TABLE))
+        field_links = extract_links(field)
+        own = next((link["url"] for link in field_links if link.get("kind") == "code"), "")
+        if own:
+            return own, _github_repo(own), "released"
+        other = next((link["url"] for link in field_links if link.get("kind") in ("other", "data")), "")
+        if other:  # a code field naming a URL of no known kind (a shortener such as git.io): the code
+            return other, _github_repo(other), "released"
+    if isinstance(record_project_url, str) and record_project_url.strip():
+        project = normalize_url(record_project_url.strip().split()[0].rstrip(";,"))
+        if project is not None:
+            field_links.append({"url": project, "kind": "project_page"})
+    if field_links:
+        links = [*links, *(link for link in field_links if link.get("kind") in ("account", "project_page"))]
     text = text if isinstance(text, str) else ""
     code_links = [link["url"] for link in links if link.get("kind") == "code"]
     if code_links:

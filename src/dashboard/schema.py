@@ -105,20 +105,6 @@ LIST_COLUMNS: frozenset[str] = frozenset(
 
 DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "reject", "withdrawn", "unknown")
 
-# States of a paper's repository (issue 11 adds the ``repo_state`` column from its repository cache).
-REPO_STATES: tuple[str, ...] = (
-    "live",
-    "empty",
-    "readme_only",
-    "placeholder",
-    "archived",
-    "moved",
-    "not_found",
-    "blocked",
-    "error",
-    "not_checked",
-)
-
 LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")
 
 CODE_STATUSES: tuple[str, ...] = ("released", "project_page_only", "account_only", "promised", "none")

@@ -33,7 +33,11 @@ def _abstracts(papers: pd.DataFrame | Sequence[str]) -> list[str]:
     """Abstract texts: ``abstract_clean`` (or ``abstract``) of a paper table, or the texts as given."""
     if isinstance(papers, pd.DataFrame):
         column = "abstract_clean" if "abstract_clean" in papers.columns else "abstract"
-        return papers[column].fillna("").astype(str).tolist()
+        texts = papers[column].fillna("").astype(str).tolist()
+        if "has_abstract" in papers.columns:  # placeholder abstracts count no terms
+            keep = papers["has_abstract"].fillna(True).astype(bool).tolist()
+            texts = [text if kept else "" for text, kept in zip(texts, keep, strict=True)]
+        return texts
     return [str(text) for text in papers]
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from dashboard.links import find_urls
+from dashboard.links import LIGATURES, find_urls
 
 __all__ = ["clean_markup", "count_words", "is_placeholder_abstract"]
 
@@ -49,6 +49,9 @@ _SYMBOLS = {
     "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "Vert": "‖", "lVert": "‖", "rVert": "‖",
     "vert": "|", "lvert": "|", "rvert": "|", "sum": "∑", "prod": "∏", "int": "∫", "oint": "∮",
     "bullet": "•", "degree": "°", "textdegree": "°", "checkmark": "✓",
+    # abbreviation macros authors define (\ie, \eg, \etal): their text, not their bare name
+    "ie": "i.e.", "eg": "e.g.", "etal": "et al.", "wrt": "w.r.t.", "etc": "etc.", "vs": "vs.", "cf": "cf.",
+    "iid": "i.i.d.", "aka": "a.k.a.",
     "copyright": "©", "textregistered": "®", "texttrademark": "™", "euro": "€", "pounds": "£",
     "textemdash": "—", "textendash": "–", "textquotedblleft": "“", "textquotedblright": "”",
     "textquoteleft": "‘", "textquoteright": "’", "textless": "<", "textgreater": ">",
@@ -158,7 +161,7 @@ _LATEX_QUOTES = re.compile(r"``((?:[^`'\"”]|'(?!')){0,400})(?:''|\"|”)")
 _LATEX_SINGLE_QUOTES = re.compile(r"(?<![`\w])`([^`'\n]{1,200})'(?!\w)")
 _MD_LINK = re.compile(r"!?\[([^\[\]\n]{0,500})\]\(\s*(\x00\d+\x00|[^()\s]{1,2048})\s*\)")
 _MD_BOLD = re.compile(r"(\*\*|__)(?=\S)([^*\n]{1,1000}?)(?<=\S)\1")
-_MD_ITALIC_STAR = re.compile(r"(?<![*\w\\])\*(?=[^\s*])([^*\n]{1,1000}?)(?<=[^\s*\\])\*(?![*\w])")
+_MD_ITALIC_STAR = re.compile(r"(?<![*\w\\^_])\*(?=[^\s*])([^*\n]{1,1000}?)(?<=[^\s*\\])\*(?![*\w])")
 _MD_ITALIC_UNDERSCORE = re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]{1,1000}?)(?<=[^\s_])_(?!\w)")
 _MD_CODE = re.compile(r"`([^`\n]{1,500})`")
 _EM_DASH = re.compile(r"(?<!-)---(?!-)")
@@ -184,6 +187,10 @@ def clean_markup(text: str, *, url_spans: list[tuple[int, int, str]] | None = No
         text = "" if text is None else str(text)
     if not text:
         return ""
+    if "(cid:" in text:  # PDF-extraction artefacts: glyph ids of characters the extractor could not map
+        text, url_spans = _CID.sub("", text), None
+    if not text.isascii() and _LIGATURE.search(text):
+        text, url_spans = _LIGATURE.sub(lambda m: LIGATURES[m.group()], text), None
     # Single-character `in` tests run at memchr speed; every family of rules is gated by one.
     irregular = not text.isprintable()  # control characters, newlines, tabs, non-breaking spaces
     if irregular:
@@ -214,6 +221,9 @@ def clean_markup(text: str, *, url_spans: list[tuple[int, int, str]] | None = No
         text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)  # left where a \cite or a tag was dropped
     return text
 
+
+_CID = re.compile(r"\(cid:\d{1,5}\)")
+_LIGATURE = re.compile("[" + "".join(LIGATURES) + "]")
 
 # What sites print where they have no abstract: the whole (cleaned) text is one of these.
 _PLACEHOLDER_ABSTRACT = re.compile(

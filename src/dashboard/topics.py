@@ -376,11 +376,15 @@ class TopicModel:
         return base
 
     def _sample_rows(self, n_docs: int) -> np.ndarray:
-        """The papers the clustering is fitted on: all of them up to ``max_fit_documents``."""
-        if n_docs <= self.max_fit_documents:
-            return np.arange(n_docs)
+        """The papers the clustering is fitted on: those with a known term (an empty text, such as a
+        placeholder abstract left out by `analysis.paper_texts`, never pulls a topic towards it), all
+        of them up to ``max_fit_documents``."""
+        with_terms = np.flatnonzero(np.diff(self.tfidf_.indptr) > 0)
+        rows = with_terms if len(with_terms) >= 2 else np.arange(n_docs)
+        if len(rows) <= self.max_fit_documents:
+            return rows
         rng = np.random.default_rng(self.random_state)
-        return np.sort(rng.choice(n_docs, self.max_fit_documents, replace=False))
+        return np.sort(rng.choice(rows, self.max_fit_documents, replace=False))
 
     def _chosen_k(self, n_points: int) -> int:
         if n_points == 0:

@@ -1,0 +1,100 @@
+"""BibTeX (``.bib``, e.g. a Zotero or Google Scholar export), read with `bibtexparser` 2.
+
+Each entry becomes a record: its key is the id; ``title``, ``abstract``, ``booktitle``/``journal``
+(venue), ``year``, ``url``, ``doi``, ``keywords``; ``author`` is split on ``and`` at brace depth 0 and
+``Last, First`` turned into ``First Last``. Braces and LaTeX accents in titles, names and venues are
+rendered (``{BERT}``, ``Rockt{\\"a}schel``); the abstract is kept as written (its LaTeX is rendered
+into ``abstract_clean`` like every other abstract). An entry the parser cannot read is reported by
+line; ``@string`` macros are resolved.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from dashboard.readers.report import _Log, _Record, _Refused
+from dashboard.text import clean_markup
+
+_RENDERED = ("title", "booktitle", "journal", "publisher", "series")
+_BRACES = re.compile(r"[{}]")
+
+
+def _bibtex_records(text: str, log: _Log) -> list[_Record]:
+    """The entries of a BibTeX file as records, in file order."""
+    import bibtexparser
+
+    parser_logger = logging.getLogger("bibtexparser")
+    previous = parser_logger.level
+    parser_logger.setLevel(logging.CRITICAL)  # its failures are reported by us, per entry
+    try:
+        library = bibtexparser.parse_string(text)
+    except Exception as error:  # the parser raises several types on bad input; all mean "unreadable"
+        raise _Refused(f"not readable BibTeX ({type(error).__name__}: {str(error)[:200]})") from None
+    finally:
+        parser_logger.setLevel(previous)
+    for block in library.failed_blocks:
+        line = getattr(block, "start_line", None)
+        place = f"line {line + 1}" if isinstance(line, int) else ""
+        log.skip(place, "unreadable BibTeX entry (unbalanced braces or quotes?)")
+    records = []
+    for position, entry in enumerate(library.entries, start=1):
+        line = getattr(entry, "start_line", None)
+        place = f"entry {position}" + (f" (line {line + 1})" if isinstance(line, int) else "")
+        records.append(_Record(place, position, _entry_record(entry)))
+    return records
+
+
+def _entry_record(entry: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {name.lower(): field.value for name, field in entry.fields_dict.items()}
+    record: dict[str, Any] = {"id": entry.key, "entry_type": entry.entry_type}
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            continue
+        record[name] = _rendered(value) if name in _RENDERED else value
+    if "author" in fields and isinstance(fields["author"], str):
+        record["author"] = [_first_last(_rendered(name)) for name in _split_names(fields["author"])]
+    if "doi" in fields and "url" not in fields and isinstance(fields["doi"], str):
+        record["url"] = "https://doi.org/" + fields["doi"].strip().removeprefix("https://doi.org/")
+    return record
+
+
+def _rendered(text: str) -> str:
+    """LaTeX accents and commands rendered, protective braces (``{BERT}``) dropped."""
+    return " ".join(_BRACES.sub("", clean_markup(text)).split())
+
+
+def _split_names(text: str) -> list[str]:
+    """``A and B and {C and D}`` -> ``["A", "B", "{C and D}"]`` (``and`` splits at brace depth 0 only)."""
+    names, depth, start, i = [], 0, 0, 0
+    lowered = text.lower()
+    while i < len(text):
+        char = text[i]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif (
+            depth == 0
+            and char.isspace()
+            and lowered.startswith("and", i + 1)
+            and (i + 4 >= len(text) or text[i + 4].isspace())
+        ):
+            names.append(text[start:i])
+            i += 4
+            start = i
+            continue
+        i += 1
+    names.append(text[start:])
+    return [" ".join(name.split()) for name in names if name.strip()]
+
+
+def _first_last(name: str) -> str:
+    """``Devlin, Jacob`` -> ``Jacob Devlin``; ``von Last, Jr, First`` -> ``First von Last Jr``."""
+    parts = [part.strip() for part in name.split(",")]
+    if len(parts) == 2 and all(parts):
+        return f"{parts[1]} {parts[0]}"
+    if len(parts) == 3 and parts[0] and parts[2]:
+        return f"{parts[2]} {parts[0]} {parts[1]}".strip()
+    return name

@@ -1,0 +1,277 @@
+"""The loading entry points: paths and uploads -> format reader -> field map -> table + report."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePath
+from typing import Any
+
+from dashboard.enrich import add_derived_columns
+from dashboard.readers.bibtex import _bibtex_records
+from dashboard.readers.bounded import (
+    _GZIP_MAGIC,
+    _UNICODE_BOMS,
+    SUPPORTED_SUFFIXES,
+    _bounded_bytes,
+    _decode,
+    _format_of,
+    _gunzip,
+    _read_file,
+    _refuse_binary,
+    _refuse_control_characters,
+    _upload_name,
+)
+from dashboard.readers.delimited import _delimited_records
+from dashboard.readers.excel import _xlsx_records
+from dashboard.readers.jsonfile import (
+    _json_records,
+    _jsonl_records,
+    _jsonl_records_from_bytes,
+    _sniff_text_format,
+)
+from dashboard.readers.paragraphs import _text_records
+from dashboard.readers.parquet import _parquet_records
+from dashboard.readers.report import FileReport, LoadReport, LoadResult, Problem, _Log, _Record, _Refused
+from dashboard.readers.table import _Table
+
+_SPREADSHEETS = frozenset({"csv", "tsv", "xlsx"})  # formats whose cells our exporter may have quoted
+_IGNORED_IN_FOLDERS = re.compile(r"^(?:readme|license|licence|changelog|notice|copying)\b", re.I)
+# A file to read: (name shown as `source`, function returning its bytes); or a report made already.
+_Source = tuple[str, Callable[[], bytes]] | FileReport
+
+
+def load(paths: Iterable[str | Path] | str | Path, *, derive: bool = True) -> LoadResult:
+    """Read corpus files and folders into one paper table; never raises for bad input.
+
+    >>> result = load(["seeds/"])          # doctest: +SKIP
+    >>> result.report.summary()            # doctest: +SKIP
+    '57 papers from 3 files'
+
+    Folders are read one level deep (sorted; hidden files and README/LICENSE files are passed over
+    with a warning). `derive=False` returns the raw records without the derived columns of
+    `dashboard.enrich` (used by the benchmark to time reading and enrichment apart).
+    """
+    sources: list[_Source] = []
+    for path in _as_list(paths):
+        sources.extend(_expand_path(Path(path)))
+    return _load_sources(sources, derive)
+
+
+def load_uploads(files: Iterable[tuple[str, bytes]], *, derive: bool = True) -> LoadResult:
+    """Read uploaded files given as (file name, raw bytes); the name only labels and picks the format.
+
+    >>> result = load_uploads([("icml.txt", b"ICML 2026 Papers\\n\\nWe study X.\\n")])  # doctest: +SKIP
+    >>> result.papers["venue"].tolist()  # doctest: +SKIP
+    ['ICML']
+    """
+    sources: list[_Source] = [
+        (_upload_name(name, n), functools.partial(_bounded_bytes, data))
+        for n, (name, data) in enumerate(files, start=1)
+    ]
+    return _load_sources(sources, derive)
+
+
+def digest_paths(paths: Iterable[str | Path] | str | Path) -> str:
+    """SHA-256 (hex) of the file names and contents a `load(paths)` would read, streamed; a cache key."""
+    digest = hashlib.sha256()
+    for path in _as_list(paths):
+        for file in _files_of(Path(path)):
+            digest.update(file.name.encode("utf-8", "surrogateescape") + b"\0")
+            try:
+                with file.open("rb") as handle:
+                    for chunk in iter(functools.partial(handle.read, 1 << 20), b""):
+                        digest.update(chunk)
+            except OSError as error:
+                digest.update(f"unreadable:{error.errno}".encode())
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def input_files(paths: Iterable[str | Path] | str | Path) -> list[Path | FileReport]:
+    """What `load(paths)` reads, in load order: each file's path, or the report of a folder's
+    passed-over entries or of a missing path (so a reader can load file by file and keep the report).
+
+    >>> input_files(["seeds/"])  # doctest: +SKIP
+    [PosixPath('seeds/abstracts-a.txt'), ...]
+    """
+    items: list[Path | FileReport] = []
+    for path in _as_list(paths):
+        for source in _expand_path(Path(path)):
+            if isinstance(source, FileReport):
+                items.append(source)
+            else:
+                reader = source[1]  # _expand_path binds each file's path to _read_file
+                assert isinstance(reader, functools.partial)
+                items.append(reader.args[0])
+    return items
+
+
+def digest_uploads(files: Iterable[tuple[str, bytes]]) -> str:
+    """SHA-256 (hex) of uploaded (name, bytes) pairs, in order; a cache key."""
+    digest = hashlib.sha256()
+    for name, data in files:
+        digest.update(str(name).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _as_list(paths: Iterable[str | Path] | str | Path) -> list[str | Path]:
+    # A single path is a common slip for a list of paths; a str would otherwise iterate by character.
+    if isinstance(paths, (str, Path)):
+        return [paths]
+    return list(paths)
+
+
+def _files_of(path: Path) -> list[Path]:
+    """The files `load` reads for one path argument (a folder: its supported files, sorted)."""
+    if path.is_dir():
+        return [p for p in sorted(path.iterdir()) if _wanted_in_folder(p) is None]
+    return [path]
+
+
+def _wanted_in_folder(path: Path) -> str | None:
+    """None when a folder's entry should be read, else why it is passed over."""
+    if path.name.startswith("."):
+        return "hidden"
+    if path.is_dir():
+        return "a subfolder (folders are read one level deep; pass it as its own path to read it)"
+    if not path.is_file():
+        return "not a regular file"
+    if _format_of(path.name) is None:
+        return f"unsupported file type (supported: {', '.join(SUPPORTED_SUFFIXES)})"
+    if _IGNORED_IN_FOLDERS.match(path.name):
+        return "looks like documentation, not abstracts (pass it as its own path to read it)"
+    return None
+
+
+def _expand_path(path: Path) -> list[_Source]:
+    """A path argument as the files to read, in order; a folder's or a missing path's report first."""
+    name = path.name or str(path)
+    if not path.exists():
+        missing = _Log(name)
+        missing.skip("", f"no such file or folder: {path}")
+        return [missing.report("missing", None, 0)]
+    if not path.is_dir():
+        return [(name, functools.partial(_read_file, path))]
+    log = _Log(name + "/")
+    files: list[_Source] = []
+    for entry in sorted(path.iterdir()):
+        why = _wanted_in_folder(entry)
+        if why is None:
+            files.append((entry.name, functools.partial(_read_file, entry)))
+        elif why != "hidden":
+            log.warn(entry.name, f"not read: {why}")
+    if not files:
+        log.warn("", f"no supported files in folder {path} (supported: {', '.join(SUPPORTED_SUFFIXES)})")
+    return ([log.report("folder", None, 0)] if log.n_warnings else []) + files
+
+
+def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
+    table = _Table()
+    reports: list[FileReport] = []
+    link_files: list[int] = []  # reports of Papers with Code links files
+    for source in sources:
+        if isinstance(source, FileReport):  # a folder's or a missing path's report, nothing to read
+            reports.append(source)
+            continue
+        name, read = source
+        log = _Log(name)
+        fmt, encoding = _format_of(name) or "unsupported", None
+        before = table.n_rows
+        try:
+            if fmt == "unsupported":
+                raise _Refused(f"unsupported file type (supported: {', '.join(SUPPORTED_SUFFIXES)})")
+            fmt, encoding, records, defaults = _parse(name, read, log)
+            table.add_records(records, name, defaults, log, spreadsheet=fmt.split(".")[0] in _SPREADSHEETS)
+            del records  # the parsed dicts: only the table's columns are kept
+            if table.n_rows == before and not log.n_skipped and not log.n_links:
+                log.skip("", "no papers found in the file")
+        except _Refused as refused:
+            log.skip("", str(refused))
+        if log.n_links:
+            link_files.append(len(reports))
+        reports.append(log.report(fmt, encoding, table.n_rows - before))
+    _join_code_links(table, [reports[i] for i in link_files])
+    raw = table.frame()
+    papers = add_derived_columns(raw) if derive else raw
+    return LoadResult(papers=papers, report=LoadReport(reports))
+
+
+def _parse(
+    name: str, read: Callable[[], bytes], log: _Log
+) -> tuple[str, str | None, list[_Record], dict[str, Any]]:
+    """One file -> (format, encoding, records, defaults for every record).
+
+    The bytes are read here and dropped as soon as they are decoded, so a big file is held in
+    memory once as bytes or once as text, not both while its records are parsed.
+    """
+    fmt = _format_of(name) or "text"
+    label = fmt
+    data: bytes | bytearray = read()
+    if data.startswith(_GZIP_MAGIC):
+        data = _gunzip(data, log)
+        label = f"{fmt}.gz"
+    if not data or data.isspace():
+        raise _Refused("empty file: nothing to read" if not data else "empty file: only blank lines")
+    if fmt == "parquet":
+        return label, None, _parquet_records(data), {}
+    if fmt == "xlsx":
+        return label, None, _xlsx_records(data, log), {}
+    if fmt == "jsonl" and not data.startswith(_UNICODE_BOMS):
+        _refuse_binary(data)
+        _refuse_control_characters(data[:8192].decode("utf-8", "replace"))
+        records, encoding = _jsonl_records_from_bytes(data, log)
+        return label, encoding, records, {}
+    text, encoding = _decode(data, log)
+    del data
+    _refuse_control_characters(text)
+    suffix = PurePath(name[:-3] if name.lower().endswith(".gz") else name).suffix.lower()
+    if fmt == "text" and not suffix:
+        # no extension: a JSON dump saved as "papers" should still read as JSON
+        sniffed = _sniff_text_format(text)
+        if sniffed != "text":
+            try:
+                records = _json_records(text, log) if sniffed == "json" else _jsonl_records(text, log)
+            except _Refused:
+                records = []
+            if records:
+                return (sniffed if label == "text" else f"{sniffed}.gz"), encoding, records, {}
+            log.warn(
+                "", f"starts like {sniffed.upper()} but is not: read as text, one abstract per paragraph"
+            )
+    if fmt == "text":
+        records, defaults = _text_records(text, log, markdown=suffix in (".md", ".markdown"))
+        return label, encoding, records, defaults
+    if fmt == "json":
+        return label, encoding, _json_records(text, log), {}
+    if fmt == "bibtex":
+        return label, encoding, _bibtex_records(text, log), {}
+    if fmt == "jsonl":
+        return label, encoding, _jsonl_records(text, log), {}
+    return label, encoding, _delimited_records(text, "\t" if fmt == "tsv" else None, log), {}
+
+
+def _join_code_links(table: _Table, link_reports: list[FileReport]) -> None:
+    """Join Papers with Code links to the papers of the whole load; say the outcome on the links file."""
+    if not link_reports:
+        return
+    joined, unmatched = table.join_code_links()
+    report = link_reports[0]
+    if not joined:
+        message = (
+            "Papers with Code links file: no paper of this load matches its paper URLs or arXiv ids "
+            "(load it together with papers-with-abstracts.json)"
+        )
+        report.skipped.append(Problem(report.source, "", message))
+        report.n_skipped += 1
+        return
+    if unmatched:
+        message = (
+            f"{unmatched:,} code link{'s' * (unmatched != 1)} for papers that are not in this load (ignored)"
+        )
+        report.warnings.append(Problem(report.source, "", message))
+        report.n_warnings += 1
