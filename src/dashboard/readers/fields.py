@@ -449,14 +449,14 @@ def _with_abstract_column(header: list[str], rows: list[list[str]], log: _Log) -
             shown = ", ".join(repr(h) for h in header[:12]) + (" ..." if len(header) > 12 else "")
             longest = max(range(len(header)), key=lambda i: medians[i], default=None)
             detail = (
-                f"; the longest cells, in {header[longest]!r}, have a median of {medians[longest]:g} words"
+                f" (the longest cells, in {header[longest]!r}, have a median of {medians[longest]:g} "
+                f"word{'s' * (medians[longest] != 1)})"
                 if longest is not None
                 else ""
             )
             raise _Refused(
-                f"no abstract column (columns: {shown}): none is named like an abstract "
-                f"({', '.join(FIELD_ALIASES['abstract'][:5])}, ...) or holds abstract-length text{detail}; "
-                "rename the abstract column to 'abstract'"
+                f"no abstract column (columns: {shown}): none is named like an abstract or holds "
+                f"abstract-length text{detail}; name one of: {', '.join(FIELD_ALIASES['abstract'])}"
             )
         chosen = best_unnamed
     log.warn(
