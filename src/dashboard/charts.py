@@ -1,8 +1,10 @@
 """Plotly figures for the dashboard: free functions from plain tables to a titled `go.Figure`.
 
 Every figure has a title and labelled axes. Text that comes from the corpus (titles, topic labels,
-terms) is HTML-escaped before it reaches Plotly, whose labels understand a little HTML, so a hostile
-title shows literally. Charts never import streamlit; pages pass their output to `st.plotly_chart`.
+terms) is HTML-escaped once (`_escape`) before it reaches Plotly, whose labels understand a little
+HTML, so a hostile title shows literally; invisible and bidi characters are removed first
+(`dashboard.screen.visible`), so a right-to-left override cannot reorder a label. Charts never
+import streamlit; pages pass their output to `st.plotly_chart`.
 
     >>> fig = top_counts(pd.Series({"ImageNet": 7, "QM9": 2}), title="Datasets", x_title="Papers")
     >>> fig.layout.title.text
@@ -23,6 +25,7 @@ import plotly.colors
 import plotly.graph_objects as go
 
 from dashboard.schema import CODE_STATUSES, OUTLIER_LABEL, OUTLIER_TOPIC
+from dashboard.screen import visible
 
 ACCENT = "#3b5bdb"
 MUTED = "#a5b4d8"
@@ -36,25 +39,31 @@ RATE_LABEL_CHARS = 36  # the release-rate charts share half a page with another 
 BAR_HEIGHT_PX = 24
 
 
+def _escape(text: str) -> str:
+    # Plotly reads `<`, `>` and `&` entities in labels but not `&quot;`: quotes stay as they are (a
+    # quote cannot start a tag), or `"` would show as `&quot;`.
+    return html.escape(visible(text), quote=False)
+
+
 def safe_label(text: object, max_chars: int = MAX_LABEL_CHARS) -> str:
     """Corpus text made safe and short for a Plotly label: escaped, cut with an ellipsis.
 
     >>> safe_label("<b>bold</b> claim")
     '&lt;b&gt;bold&lt;/b&gt; claim'
     """
-    value = " ".join(str(text).split())
+    value = " ".join(visible(text).split())
     if len(value) > max_chars:
         value = value[: max_chars - 1].rstrip() + "…"
-    return html.escape(value)
+    return _escape(value)
 
 
 def wrapped_label(text: object, width: int = 60, max_lines: int = 3) -> str:
     """Escaped text broken into ``<br>``-joined lines, for hover boxes."""
-    lines = textwrap.wrap(" ".join(str(text).split()), width=width) or [""]
+    lines = textwrap.wrap(" ".join(visible(text).split()), width=width) or [""]
     if len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] = lines[-1][: width - 1] + "…"
-    return "<br>".join(html.escape(line) for line in lines)
+    return "<br>".join(_escape(line) for line in lines)
 
 
 def _bar_height(n_bars: int) -> int:
@@ -71,7 +80,7 @@ def _base_layout(
     fig: go.Figure, title: str, x_title: str, y_title: str, height: int | None = None
 ) -> go.Figure:
     fig.update_layout(
-        title={"text": html.escape(title), "x": 0, "xanchor": "left"},
+        title={"text": _escape(title), "x": 0, "xanchor": "left"},
         xaxis_title=x_title,
         yaxis_title=y_title,
         margin={"l": 10, "r": 10, "t": 50, "b": 40},
@@ -255,10 +264,10 @@ _HOVER_LINE = re.compile(r"\S(?:.{0,59}(?:(?= |$)|(?<=\w-)(?=\w)))|\S{60}")
 def _hover_titles(titles: pd.Series, max_lines: int = 3) -> list[str]:
     labels = []
     for title in titles:
-        lines = _HOVER_LINE.findall(" ".join(str(title).split())) or [""]
+        lines = _HOVER_LINE.findall(" ".join(visible(title).split())) or [""]
         if len(lines) > max_lines:
             lines = [*lines[: max_lines - 1], lines[max_lines - 1][:59] + "…"]
-        labels.append("<br>".join(html.escape(line) for line in lines))
+        labels.append("<br>".join(_escape(line) for line in lines))
     return labels
 
 

@@ -17,10 +17,11 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
+from dashboard.screen import has_invisible, visible
+
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all also
 # defuses Streamlit's own syntax (`:red[...]`, `:material/icon:`, `$math$`) and raw HTML.
 _MARKDOWN_SPECIALS = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def escape_markdown(text: object) -> str:
@@ -29,13 +30,13 @@ def escape_markdown(text: object) -> str:
     >>> escape_markdown(":red[hi] $x$ <b>")
     '\\\\:red\\\\[hi\\\\] \\\\$x\\\\$ \\\\<b\\\\>'
     """
-    one_line = " ".join(_CONTROL.sub("", str(text)).split())
+    one_line = " ".join(visible(text).split())
     return _MARKDOWN_SPECIALS.sub(r"\\\1", one_line)
 
 
 def text_html(text: object) -> str:
-    """Escaped HTML of plain text; line breaks kept, control and bidi-override characters removed."""
-    return html.escape(_CONTROL.sub("", str(text))).replace("\n", "<br>")
+    """Escaped HTML of plain text; line breaks kept, control, bidi and invisible characters removed."""
+    return html.escape(visible(text)).replace("\n", "<br>")
 
 
 def marked_html(
@@ -86,7 +87,7 @@ def safe_url(url: object) -> str | None:
     if (
         not candidate
         or len(candidate) > 2048
-        or _CONTROL.search(candidate)
+        or has_invisible(candidate)
         or any(c.isspace() for c in candidate)
     ):
         return None
