@@ -7,8 +7,10 @@ import streamlit as st
 from dashboard.ui import timings
 
 PAGES = Path(__file__).resolve().parent / "src" / "dashboard" / "app_pages"
+# A local image, served by the app itself: a `:material/...:` page icon is fetched from a Google host.
+ICON = Path(__file__).resolve().parent / "src" / "dashboard" / "data" / "page_icon.png"
 
-st.set_page_config(page_title="Paper Dashboard", page_icon=":material/newspaper:", layout="wide")
+st.set_page_config(page_title="Paper Dashboard", page_icon=str(ICON), layout="wide")
 page = st.navigation(
     [
         st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
