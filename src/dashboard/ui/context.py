@@ -23,7 +23,7 @@ from dashboard.ui import data, indexed, keys, sidebar
 from dashboard.ui import library as library_ui
 from dashboard.ui.components import max_topics, report_button
 from dashboard.ui.markup import STYLE, escape_markdown
-from dashboard.ui.url import read_filters
+from dashboard.ui.url import param, read_filters, write_query
 
 LOG = logging.getLogger(__name__)
 
@@ -77,11 +77,19 @@ class View:
 
 
 def _current_source() -> data.CorpusSource:
-    uploads = st.session_state.get(keys.UPLOADS) or []
-    if uploads and st.session_state.get(keys.CORPUS_CHOICE, "uploaded") == "uploaded":
-        return data.uploads_source(uploads)
+    held = st.session_state.get(keys.UPLOADS)
+    chosen = st.session_state.get(keys.CORPUS_CHOICE, "uploaded")
+    if isinstance(held, data.HeldUpload) and chosen == "uploaded":
+        return data.upload_source(held, lambda: _held_files(held))
     paths, origin = data.corpus_paths(sys.argv[1:], os.environ)
     return data.paths_source(paths, origin)
+
+
+def _held_files(held: data.HeldUpload) -> list[tuple[str, bytes]]:
+    """The (name, bytes) of a session's held upload, from the uploader (which keeps the files)."""
+    by_id = {str(f.file_id): f for f in st.session_state.get(keys.UPLOAD_WIDGET) or []}
+    files = [by_id[i] for i in held.file_ids if i in by_id]
+    return read_uploads(files) if len(files) == len(held.file_ids) else []
 
 
 def _topic_names(analysis: Any) -> dict[int, str]:
@@ -98,6 +106,8 @@ def _analyse(source: data.CorpusSource, papers: pd.DataFrame, n_topics: int | st
     try:
         with st.spinner(f"Finding topics, areas and the map for {len(papers):,} papers (once per corpus)…"):
             return data.analyze(source.digest, n_topics, papers), ""
+    except data.AnalysisFailed as failed:
+        return None, str(failed)
     except Exception as error:  # a failure in one step must not take the whole dashboard down
         LOG.exception("analysis failed")
         return None, f"Topics could not be computed for this corpus ({type(error).__name__}: {error})."
@@ -108,10 +118,13 @@ def page_context() -> View:
     st.html(STYLE)
     corpus_box = st.sidebar.container()
     source = _current_source()
-    with st.spinner(f"Reading {source.label}…"):
-        result = data.load(source)
+    asked, _ = read_filters()
+    reading = f"Reading {source.label}" + (" in a separate process" if source.is_upload else "")
+    with st.spinner(reading + "…"):
+        result = data.load(source, asked.k if asked.k is not None else "auto")
     with corpus_box:
         corpus_section(source, result.report, len(result.papers))
+    _say_if_the_link_was_for_an_upload(source, len(result.papers))
     if len(result.papers) == 0:
         st.error(
             "No papers could be read from this corpus. The load report below (also in the sidebar) "
@@ -199,6 +212,31 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def upload_marker(digest: str) -> str:
+    """The URL's mark of an uploaded corpus: the first 12 hex digits of its digest."""
+    return digest[:12]
+
+
+def _say_if_the_link_was_for_an_upload(source: data.CorpusSource, n_papers: int) -> None:
+    """Keep ``uploaded=`` in the URL while an upload is shown; if a link carries it but this session
+    does not hold that upload (after a reload, in a new tab), say plainly that the corpus changed."""
+    marked = param(keys.URL_UPLOADED)
+    if source.is_upload:
+        write_query({keys.URL_UPLOADED: upload_marker(source.digest)})
+        return
+    if not marked:
+        return
+    st.warning(
+        "This link was made for an uploaded corpus, which this browser session does not hold: "
+        "uploaded files are kept only while the tab stays open, and a reload or a new tab starts a "
+        f"new session. You are looking at {escape_markdown(source.label)} ({n_papers:,} papers) "
+        "with the link's filters. Upload the files again to see them.",
+        icon=":material/swap_horiz:",
+    )
+    forget = {keys.URL_UPLOADED: None}
+    st.button("Dismiss", key=keys.UPLOAD_LINK_DISMISS, on_click=write_query, args=(forget,))
+
+
 def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> None:
     """Sidebar: which corpus is shown, its load report, and uploading other files."""
     problems = report.to_frame()
@@ -228,8 +266,9 @@ def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> Non
             accept_multiple_files=True,
             key=keys.UPLOAD_WIDGET,
             on_change=on_upload,
-            help="Text (one abstract per paragraph), JSON, JSON Lines, CSV, TSV or Parquet; .gz works too. "
-            "Several files make one corpus.",
+            help="Text (one abstract per paragraph), JSON, JSON Lines, CSV, TSV, Parquet or Excel; .gz works "
+            "too. Several files make one corpus. " + upload_limits_text() + " Uploads are kept while this "
+            "tab stays open; a reload starts a new session without them.",
         )
         message = st.session_state.get(keys.UPLOAD_NOTICE)
         if message:
@@ -251,12 +290,59 @@ def read_uploads(files: list[Any] | None) -> list[tuple[str, bytes]]:
     return [(str(f.name), bytes(f.getvalue())) for f in files or []]
 
 
+def upload_limits_text() -> str:
+    """The upload limits in one sentence, for the uploader's help."""
+    from dashboard.uploads import (
+        MAX_SESSION_BYTES,
+        MAX_SESSION_FILES,
+        MAX_SESSION_PAPERS,
+        MAX_UPLOAD_BYTES,
+        MAX_UPLOAD_FILES,
+        MAX_UPLOAD_PAPERS,
+    )
+
+    mib = 1 << 20
+    return (
+        f"At most {MAX_UPLOAD_FILES} files and {MAX_UPLOAD_BYTES // mib} MB ({MAX_UPLOAD_PAPERS:,} papers) "
+        f"at a time, {MAX_SESSION_FILES} files and {MAX_SESSION_BYTES // mib} MB "
+        f"({MAX_SESSION_PAPERS:,} papers) in all."
+    )
+
+
 def on_upload() -> None:
-    """Callback of the uploader: keep the files for the session and switch the view to them."""
-    files = read_uploads(st.session_state.get(keys.UPLOAD_WIDGET))
-    if not files:
+    """Callback of the uploader: check the upload limits, keep the files' digest for the session
+    (the bytes stay in the uploader) and switch the view to them."""
+    from dashboard import corpus, uploads
+
+    widget_files = list(st.session_state.get(keys.UPLOAD_WIDGET) or [])
+    previous = st.session_state.get(keys.UPLOADS)
+    store = data.upload_store()
+    if not widget_files:
+        if isinstance(previous, data.HeldUpload):
+            store.let_go(previous.digest, data.session_id())
+        st.session_state.pop(keys.UPLOADS, None)
+        st.session_state[keys.CORPUS_CHOICE] = "bundled"
+        st.session_state[keys.UPLOAD_NOTICE] = ""
+        write_query({keys.URL_UPLOADED: None})
         return
-    st.session_state[keys.UPLOADS] = files
+    seen = set(previous.file_ids) if isinstance(previous, data.HeldUpload) else set()
+    new = tuple(i for i, f in enumerate(widget_files) if str(f.file_id) not in seen)
+    sizes = [(str(f.name), int(f.size)) for f in widget_files]
+    refused = uploads.check_files(sizes, new)
+    if refused:
+        st.session_state[keys.UPLOAD_NOTICE] = "Not loaded: " + refused + " (the × beside a file removes it)."
+        return
+    files = read_uploads(widget_files)
+    held = data.HeldUpload(
+        digest=corpus.digest_uploads(files),
+        names=tuple(name for name, _ in files),
+        sizes=tuple(len(content) for _, content in files),
+        file_ids=tuple(str(f.file_id) for f in widget_files),
+        new=new,
+    )
+    if isinstance(previous, data.HeldUpload) and previous.digest != held.digest:
+        store.let_go(previous.digest, data.session_id())
+    st.session_state[keys.UPLOADS] = held
     st.session_state[keys.CORPUS_CHOICE] = "uploaded"
     st.session_state[keys.UPLOAD_NOTICE] = (
         "Showing the uploaded file." if len(files) == 1 else f"Showing the {len(files)} uploaded files."
@@ -266,3 +352,5 @@ def on_upload() -> None:
 def _choose_corpus(choice: str) -> None:
     st.session_state[keys.CORPUS_CHOICE] = choice
     st.session_state[keys.UPLOAD_NOTICE] = ""
+    if choice == "bundled":
+        write_query({keys.URL_UPLOADED: None})

@@ -9,32 +9,59 @@ go in as ``_``-prefixed arguments so Streamlit does not hash them; the digest in
 
 The corpus path comes only from the command line (``streamlit run app.py -- --corpus PATH...``) or
 ``PAPER_DASHBOARD_CORPUS``, never from the URL.
+
+Uploaded corpora are different: they are read in a worker process (`dashboard.worker`, within the
+limits of `dashboard.uploads`), and they and everything computed from them live in one
+`uploads.UploadStore` for all sessions, under a memory budget with least-recently-used eviction,
+instead of in Streamlit's caches (whose entries are counted, not weighed). Every per-corpus cache
+below is declared with `_per_corpus`, which sends an uploaded corpus's digest to the store.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import inspect
 import logging
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import analysis, charts, corpus, diskcache, extract, filters, links, terms
+from dashboard import analysis, charts, corpus, diskcache, extract, filters, links, terms, uploads, worker
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck.store import Store, StoreError
 from dashboard.ui import indexed, tables
 
-T = TypeVar("T")
 LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+P = ParamSpec("P")
 ENV_CORPUS = "PAPER_DASHBOARD_CORPUS"
 SEEDS_DIR = Path(__file__).resolve().parents[3] / "seeds"
+
+
+@dataclass(frozen=True)
+class HeldUpload:
+    """The files a session uploaded: their digest, names and sizes. The bytes stay in the uploader
+    (Streamlit keeps them for the session), so a session's state holds no second copy."""
+
+    digest: str
+    names: tuple[str, ...]
+    sizes: tuple[int, ...]
+    file_ids: tuple[str, ...]
+    new: tuple[int, ...]  # positions of the files the last upload added
+
+    @property
+    def label(self) -> str:
+        """E.g. ``uploaded: icml.csv (+2 more)``."""
+        more = f" (+{len(self.names) - 1} more)" if len(self.names) > 1 else ""
+        return "uploaded: " + (self.names[0] if self.names else "") + more
 
 
 @dataclass(frozen=True)
@@ -44,11 +71,13 @@ class CorpusSource:
     label: str
     digest: str
     paths: tuple[str, ...] = ()
-    uploads: tuple[tuple[str, bytes], ...] = ()
+    upload: HeldUpload | None = None
+    # the uploaded files' (name, bytes), read from the uploader only when the store lacks the corpus
+    files: Callable[[], list[tuple[str, bytes]]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_upload(self) -> bool:
-        return bool(self.uploads)
+        return self.upload is not None
 
 
 def corpus_paths(argv: Sequence[str], environ: Mapping[str, str]) -> tuple[list[str], str]:
@@ -132,11 +161,9 @@ def _disk_cached(digest: str, _paths: tuple[str, ...]) -> str | None:
         return None
 
 
-def uploads_source(files: Sequence[tuple[str, bytes]]) -> CorpusSource:
-    """A corpus of uploaded files (name, bytes)."""
-    names = [name for name, _ in files]
-    label = "uploaded: " + names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
-    return CorpusSource(label=label, digest=corpus.digest_uploads(files), uploads=tuple(files))
+def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]) -> CorpusSource:
+    """A corpus of uploaded files; ``files`` gives their (name, bytes) when they must be read."""
+    return CorpusSource(label=held.label, digest=held.digest, upload=held, files=files)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -144,18 +171,156 @@ def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
     return _long_lived(corpus.load(_paths))
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _load_uploads(digest: str, _files: tuple[tuple[str, bytes], ...]) -> corpus.LoadResult:
-    return _long_lived(corpus.load_uploads(_files))
+def load(source: CorpusSource, n_topics: int | str = "auto") -> corpus.LoadResult:
+    """The paper table and load report of a corpus (cached on its digest).
 
-
-def load(source: CorpusSource) -> corpus.LoadResult:
-    """The paper table and load report of a corpus (cached on its digest)."""
+    An upload is read in a worker process, which also fits its first topic model (``n_topics``),
+    and kept in the upload store; a refused upload gives an empty table whose report says why.
+    """
     if source.is_upload:
-        return _load_uploads(source.digest, source.uploads)
+        return _load_upload(source, n_topics)
     if indexed.is_index(source.digest):
         return indexed.load_result(source.digest)
     return _load_paths(source.digest, source.paths)
+
+
+@st.cache_resource(show_spinner=False)
+def upload_store() -> uploads.UploadStore:
+    """The one store of uploaded corpora, shared by every session of this server."""
+    return uploads.UploadStore()
+
+
+class AnalysisFailed(Exception):
+    """Topics could not be fitted for an uploaded corpus; the message is the page's explanation."""
+
+
+def session_id() -> str:
+    """This browser session's id (the store's holder name); ``""`` outside a session."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    return str(context.session_id) if context is not None else ""
+
+
+def live_sessions() -> list[str] | None:
+    """The ids of the sessions the server still keeps (connected, or closed less than two minutes
+    ago), or None where they cannot be listed (AppTest, another Streamlit)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return None
+        manager = Runtime.instance()._session_mgr  # no public API lists the sessions
+        return [str(info.session.id) for info in manager.list_sessions()]
+    except Exception:  # a private API: if it moves, sessions are still bounded by the budget
+        return None
+
+
+def forget_ended_sessions() -> None:
+    """Let the corpora of sessions that ended go (what no session holds is dropped at once)."""
+    alive = live_sessions()
+    if alive is not None:
+        upload_store().keep_only(alive)
+
+
+def _refused(source: CorpusSource, message: str) -> corpus.LoadResult:
+    empty = corpus.load_uploads([])
+    name = source.upload.names[0] if source.upload and len(source.upload.names) == 1 else "upload"
+    report = corpus.FileReport(name, "upload", None, 0, [corpus.Problem(name, "", message)])
+    return corpus.LoadResult(papers=empty.papers, report=corpus.LoadReport([report]))
+
+
+def _load_upload(source: CorpusSource, n_topics: int | str) -> corpus.LoadResult:
+    store = upload_store()
+    holder = session_id()
+    forget_ended_sessions()
+    known = store.get(source.digest, "load", holder)
+    if known is not None:
+        return known
+    assert source.upload is not None
+    files = source.files() if source.files is not None else []
+    if not files or corpus.digest_uploads(files) != source.digest:
+        return _refused(source, "the uploaded files are no longer in this session: upload them again")
+    try:
+        prepared, size = worker.run(
+            uploads.prepare,
+            files,
+            source.upload.new,
+            n_topics,
+            uploads.current_settings(),
+            timeout=uploads.PARSE_TIMEOUT_SECONDS,
+            memory_bytes=uploads.PARSE_MEMORY_BYTES,
+        )
+    except worker.WorkerError as error:
+        LOG.warning("upload %s refused: %s", source.digest[:12], error)
+        result = _refused(
+            source,
+            f"reading {error} (dashboard.uploads.PARSE_TIMEOUT_SECONDS, PARSE_MEMORY_BYTES): refused; "
+            "upload fewer or smaller files",
+        )
+        store.put(source.digest, "load", result, charge=1 << 10, holder=holder)
+        return result
+    del files
+    if prepared.refused:
+        result = _refused(source, prepared.refused)
+        store.put(source.digest, "load", result, charge=1 << 10, holder=holder)
+        return result
+    try:
+        store.put(
+            source.digest, "load", prepared.result, charge=int(size * uploads.CHARGE_FACTOR), holder=holder
+        )
+    except MemoryError as error:
+        return _refused(source, str(error))
+    LOG.info("upload %s read in %.1f s, %d bytes", source.digest[:12], prepared.seconds, size)
+    if prepared.analysis is not None:
+        store.put(source.digest, ("analyze", prepared.n_topics), prepared.analysis, charge=0)
+    elif prepared.analysis_problem:
+        store.put(source.digest, ("analysis_problem", prepared.n_topics), prepared.analysis_problem, charge=0)
+    return prepared.result
+
+
+def _analyse_in_worker(papers: pd.DataFrame, n_topics: int | str) -> tuple[analysis.Analysis, int]:
+    try:
+        fitted, size = worker.run(
+            analysis.analyze,
+            papers,
+            n_topics,
+            timeout=uploads.PARSE_TIMEOUT_SECONDS,
+            memory_bytes=uploads.PARSE_MEMORY_BYTES,
+        )
+    except worker.WorkerError as error:
+        raise AnalysisFailed(f"Topics could not be computed for this corpus: fitting {error}.") from None
+    return fitted, int(size * uploads.CHARGE_FACTOR)
+
+
+def _per_corpus(max_entries: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """A cache per corpus digest (the first argument): `st.cache_resource` for corpora on disk, the
+    upload store for uploaded ones (weighed with `uploads.approx_bytes` against the budget)."""
+
+    def decorate(function: Callable[P, T]) -> Callable[P, T]:
+        cached = st.cache_resource(show_spinner=False, max_entries=max_entries)(function)
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def call(*args: P.args, **kwargs: P.kwargs) -> T:
+            bound = signature.bind(*args, **kwargs)
+            digest = str(next(iter(bound.arguments.values())))
+            store = upload_store()
+            if not store.holds(digest):
+                return cached(*args, **kwargs)
+            key = (function.__name__,) + tuple(
+                value for name, value in list(bound.arguments.items())[1:] if not name.startswith("_")
+            )
+
+            def compute() -> tuple[T, int]:
+                value = function(*args, **kwargs)
+                return value, uploads.approx_bytes(value)
+
+            return store.memo(digest, key, compute)
+
+        return call
+
+    return decorate
 
 
 def _long_lived(value: T) -> T:
@@ -170,14 +335,28 @@ def _long_lived(value: T) -> T:
     return value
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
 def analyze(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis.Analysis:
-    """Topics, areas, map and similarity for a corpus (cached on digest and number of topics)."""
+    """Topics, areas, map and similarity for a corpus (cached on digest and number of topics).
+
+    For an uploaded corpus: fitted in a worker process and kept in the upload store; raises
+    `AnalysisFailed` when it cannot be fitted.
+    """
+    store = upload_store()
+    if store.holds(digest):
+        problem = store.get(digest, ("analysis_problem", n_topics))
+        if problem is not None:
+            raise AnalysisFailed(problem)
+        return store.memo(digest, ("analyze", n_topics), lambda: _analyse_in_worker(_papers, n_topics))
+    return _analyze_on_disk(digest, n_topics, _papers)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _analyze_on_disk(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis.Analysis:
     stored = indexed.analysis(digest, n_topics)
     return _long_lived(stored if stored is not None else analysis.analyze(_papers, n_topics=n_topics))
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_corpus(max_entries=8)
 def search_text(digest: str, _papers: pd.DataFrame) -> pd.Series:
     """The text the search looks in (title, abstract, method names), built once per corpus."""
     return filters.search_text(_papers)
@@ -204,7 +383,7 @@ def _mask(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFr
     return _selection.mask(_papers, text=search_text(digest, _papers))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_per_corpus(max_entries=16)
 def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.DataFrame) -> terms.TermCounts:
     """Counts of n-grams per paper for fast sums over any subset (cached per corpus and setting)."""
     counts = indexed.term_counts(digest, ngram, keep_stop_words)
@@ -226,26 +405,26 @@ def word_cloud(frequencies: tuple[tuple[str, float], ...]) -> bytes:
 # comes from the analysis (the rows keep their order for every number of topics).
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@_per_corpus(max_entries=32)
 def groups(digest: str, n_topics: int | None, column: str, _papers: pd.DataFrame) -> tables.Groups:
     """A column's values (or list elements) as codes, as `tables.release_in_view` groups them."""
     return tables.group_codes(_papers[column])
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_per_corpus(max_entries=16)
 def list_items(digest: str, column: str, once_per_row: bool, _papers: pd.DataFrame) -> tables.Groups:
     """The non-blank elements of a list column (datasets, method names) as codes."""
     return tables.list_items(_papers[column], once_per_row=once_per_row)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_corpus(max_entries=8)
 def method_meanings(digest: str, _papers: pd.DataFrame) -> tables.Groups:
     """The method names as the Overview counts them, per meaning (`extract.name_meanings`), as codes."""
     meanings = extract.name_meanings(_papers["abstract_clean"], _papers["method_names"])
     return tables.list_items(pd.Series(meanings, index=_papers.index, dtype=object), once_per_row=False)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_corpus(max_entries=8)
 def released(digest: str, _papers: pd.DataFrame) -> np.ndarray:
     """Per paper: whether it released code (read-only)."""
     flags = _papers["code_status"].eq(tables.RELEASED).to_numpy(dtype=bool, na_value=False)
@@ -253,7 +432,7 @@ def released(digest: str, _papers: pd.DataFrame) -> np.ndarray:
     return flags
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_corpus(max_entries=8)
 def link_counts(digest: str, _papers: pd.DataFrame) -> np.ndarray:
     """Per paper: how many links its abstract has (read-only)."""
     counts = _papers["links"].map(len).to_numpy(dtype=np.int64)
@@ -261,13 +440,13 @@ def link_counts(digest: str, _papers: pd.DataFrame) -> np.ndarray:
     return counts
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_corpus(max_entries=8)
 def link_table(digest: str, _papers: pd.DataFrame) -> pd.DataFrame:
     """Every link of every paper with its host and repository (`tables.link_table`)."""
     return tables.link_table(_papers, links.url_host, links.repo_of)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_corpus(max_entries=8)
 def repo_groups(digest: str, _papers: pd.DataFrame) -> tables.RepoGroups:
     """The papers naming a repository, grouped case-insensitively (`tables.shared_repos_in_view`)."""
     return tables.repo_groups(_papers)

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Final
 
 # --- session state: the corpus --------------------------------------------------------------------
-UPLOADS: Final = "corpus.uploads"  # list[tuple[str, bytes]]: files uploaded in this session
+UPLOADS: Final = "corpus.uploads"  # data.HeldUpload: the digest, names, sizes of this session's upload
 UPLOAD_WIDGET: Final = "corpus.upload_widget"  # the file_uploader; its value is copied to UPLOADS
 UPLOAD_NOTICE: Final = "corpus.upload_notice"  # message about the last upload, shown once
 CORPUS_CHOICE: Final = "corpus.choice"  # "bundled" or "uploaded"
+UPLOAD_LINK_DISMISS: Final = "corpus.upload_link_dismiss"  # "Dismiss" under "this link was for an upload"
 
 # --- session state: sidebar filter widgets (their values mirror the URL) --------------------------
 FILTER_WIDGET_PREFIX: Final = "sidebar.filter."
@@ -121,6 +122,7 @@ URL_STOP_WORDS: Final = "stop"  # Terms: "on" keeps stop words
 URL_GROUP_BY: Final = "group"  # Terms: topic, area, venue or source
 URL_KWIC: Final = "term"  # Terms: keyword in context
 URL_COMPARE: Final = "cmp"  # Compare: the 2-4 paper ids
+URL_UPLOADED: Final = "uploaded"  # the shown corpus is an upload: its digest's first 12 hex digits
 
 # --- Trends page -------------------------------------------------------------------------------------
 TRENDS_BY: Final = "trends.by"
