@@ -80,3 +80,52 @@ def test_chart_labels_are_escaped_once_and_carry_no_bidi_controls(make: object) 
         shown = html.unescape(label.replace("<br>", " ")).rstrip("…")  # what Plotly draws
         whole = 'He said "hi" & <b>left</b> T8 gnp.exe'
         assert whole in shown or whole.startswith(shown), shown  # cut with "…" where it is long
+
+
+def test_visible_frame_cleans_text_and_list_cells_and_keeps_clean_frames() -> None:
+    frame = pd.DataFrame(
+        {
+            "title": pd.Series(["T8 \u202egnp.exe", "plain"], dtype="str"),
+            "authors": [["A\u200bda", "Bo"], ["Cy"]],
+            "links": [[{"url": "https://x.org/\u202e"}], []],
+            "n": [1, 2],
+        }
+    )
+    cleaned = screen.visible_frame(frame)
+    assert cleaned["title"].tolist() == ["T8 gnp.exe", "plain"]
+    assert cleaned["authors"].tolist() == [["Ada", "Bo"], ["Cy"]]
+    assert cleaned["links"].tolist() == frame["links"].tolist()  # dicts kept: URLs are vetted apart
+    assert frame["title"].iloc[0] == "T8 \u202egnp.exe"  # the input is not modified
+    assert screen.visible_frame(cleaned) is cleaned
+
+
+def test_an_upload_with_bidi_controls_shows_none_in_tables_options_or_charts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    rows = ["title,abstract,venue,authors"]
+    for i in range(6):
+        rows.append(
+            f'"T{i} \u202egnp.exe",We study graphs and \u2066models\u2069 number {i}.,'
+            f'"Ven\u200bue{i % 2}","A\u202eda; Bo"'
+        )
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=180)
+    at.switch_page("src/dashboard/app_pages/papers.py")
+    at.run()
+    at.sidebar.get("file_uploader")[0].set_value(("bidi.csv", "\n".join(rows).encode(), "text/csv"))
+    at.run()
+    assert not at.exception
+    table = at.main.dataframe[0].value
+    assert table["title"].str.startswith("T").all() and table["title"].iloc[0].endswith("gnp.exe")
+    for column in table.columns:
+        assert not table[column].astype(str).map(screen.has_invisible).any(), column
+    options = [o for box in at.sidebar.multiselect for o in box.options]
+    assert options and not any(screen.has_invisible(o) for o in options)
+    at.switch_page("src/dashboard/app_pages/topics.py").run()
+    assert not at.exception
+    specs = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert specs and not any(screen.has_invisible(spec) for spec in specs)

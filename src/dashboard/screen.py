@@ -19,6 +19,9 @@ letters' own direction), and a removed override cannot reorder the text after it
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+import pandas as pd
 
 # Bidi controls: ALM, LRM/RLM, the embeddings and overrides LRE RLE PDF LRO RLO, the isolates LRI RLI
 # FSI PDI. Invisible format characters: soft hyphen, Mongolian vowel separator, zero-width space,
@@ -50,3 +53,53 @@ def visible(text: object) -> str:
 def has_invisible(text: object) -> bool:
     """Whether `visible` would change ``text``."""
     return INVISIBLE.search(str(text)) is not None
+
+
+def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with `visible` applied to every text cell and every string in a list cell.
+
+    Only the cells holding an invisible character are rebuilt (one vectorised search per column
+    finds them), and ``frame`` itself is returned when there are none; dicts (the ``links`` column)
+    are left as they are: their URLs are never shown as links unless plain (`ui.markup.safe_url`).
+    """
+    changed: dict[str, pd.Series] = {}
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+            continue
+        if pd.api.types.is_object_dtype(column):  # lists of names, or str: one search over them all
+            if not INVISIBLE.search("\n".join(_strings_in(column))):
+                continue
+            flagged = column.map(_holds_invisible, na_action="ignore").fillna(False).astype(bool)
+        else:  # Arrow strings: searched in Arrow
+            flagged = column.str.contains(INVISIBLE.pattern, regex=True, na=False).astype(bool)
+        if not flagged.any():
+            continue
+        fixed = column.copy()
+        fixed[flagged] = column[flagged].map(_visible_value)
+        changed[str(name)] = fixed
+    return frame.assign(**changed) if changed else frame
+
+
+def _strings_in(column: pd.Series) -> Iterator[str]:
+    for value in column:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (item for item in value if isinstance(item, str))
+
+
+def _holds_invisible(value: object) -> bool:
+    if isinstance(value, str):
+        return INVISIBLE.search(value) is not None
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(item, str) and INVISIBLE.search(item) is not None for item in value)
+    return False
+
+
+def _visible_value(value: object) -> object:
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(visible(item) if isinstance(item, str) else item for item in value)
+    return value

@@ -19,6 +19,7 @@ import streamlit as st
 
 from dashboard.filters import Filters, facet_counts
 from dashboard.schema import OUTLIER_TOPIC
+from dashboard.screen import visible_frame
 from dashboard.ui import data, indexed, keys, sidebar
 from dashboard.ui import library as library_ui
 from dashboard.ui.components import max_topics, report_button
@@ -131,7 +132,7 @@ def page_context() -> View:
             "says why; upload other files or switch back to the bundled corpus.",
             icon=":material/error:",
         )
-        problems = result.report.to_frame()
+        problems = visible_frame(result.report.to_frame())
         if len(problems):
             # A table, not a grid: every reason is shown whole, wrapped, however long.
             st.table(problems.rename(columns=str.capitalize).set_index("Source"))
@@ -239,7 +240,7 @@ def _say_if_the_link_was_for_an_upload(source: data.CorpusSource, n_papers: int)
 
 def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> None:
     """Sidebar: which corpus is shown, its load report, and uploading other files."""
-    problems = report.to_frame()
+    problems = visible_frame(report.to_frame())
     # Open where the report explains a failure: nothing read, or an upload with records skipped.
     failed = n_papers == 0 or (source.is_upload and (problems["severity"] == "skipped").any())
     with st.expander(

@@ -34,7 +34,19 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import analysis, charts, corpus, diskcache, extract, filters, links, terms, uploads, worker
+from dashboard import (
+    analysis,
+    charts,
+    corpus,
+    diskcache,
+    extract,
+    filters,
+    links,
+    screen,
+    terms,
+    uploads,
+    worker,
+)
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck.store import Store, StoreError
 from dashboard.ui import indexed, tables
@@ -168,7 +180,9 @@ def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
-    return _long_lived(corpus.load(_paths))
+    result = corpus.load(_paths)
+    result.papers = screen.visible_frame(result.papers)  # no bidi control or invisible character on screen
+    return _long_lived(result)
 
 
 def load(source: CorpusSource, n_topics: int | str = "auto") -> corpus.LoadResult:
