@@ -112,22 +112,34 @@ _WATCH_RUNS = """() => {
   new MutationObserver(records => records.forEach(() => window.__changes.push(performance.now())))
     .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
 }"""
-_RUN_DONE = """(since) => window.__changes.some(t => t >= since) &&
+_RUN_DONE = """([since, search]) => window.__changes.some(t => t >= since) &&
+  new URLSearchParams(location.search).get('q') === search &&
   document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'"""
 _RUN_SECONDS = "(since) => (Math.max(...window.__changes.filter(t => t >= since)) - since) / 1000"
 SEARCHES = ("graph", "diffusion", "model", "learning", "language", "robot", "video")
 _changes = iter(range(1_000_000))
 
 
-def _filter_change(page: object) -> float:
-    """Seconds from a new search in the URL to the end of the run it starts (in the page's clock)."""
-    since = page.evaluate("() => performance.now()")  # type: ignore[attr-defined]
+def _filter_change(page: object) -> float | None:
+    """Seconds from a new search typed in the sidebar (Enter) to the end of the run it starts.
+
+    A keystroke that lands while the page redraws can be lost; then the search is typed again (the
+    time counts from the try that took); None if no try took.
+    """
     search = SEARCHES[next(_changes) % len(SEARCHES)]  # never the search shown now
-    page.evaluate(SOFT_NAVIGATE, f"/papers?q={search}")  # type: ignore[attr-defined]
-    page.wait_for_function(_RUN_DONE, arg=since, timeout=120_000)  # type: ignore[attr-defined]
-    page.wait_for_timeout(300)  # type: ignore[attr-defined]  # a run that ends in two steps has ended
-    page.wait_for_function(_RUN_DONE, arg=since, timeout=120_000)  # type: ignore[attr-defined]
-    return float(page.evaluate(_RUN_SECONDS, since))  # type: ignore[attr-defined]
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input').first  # type: ignore[attr-defined]
+    for _ in range(3):
+        box.fill(search)
+        since = page.evaluate("() => performance.now()")  # type: ignore[attr-defined]
+        box.press("Enter")
+        try:
+            page.wait_for_function(_RUN_DONE, arg=[since, search], timeout=20_000)  # type: ignore[attr-defined]
+        except sync_api.TimeoutError:
+            continue
+        page.wait_for_timeout(300)  # type: ignore[attr-defined]  # a run that ends in two steps has ended
+        page.wait_for_function(_RUN_DONE, arg=[since, search], timeout=120_000)  # type: ignore[attr-defined]
+        return float(page.evaluate(_RUN_SECONDS, since))  # type: ignore[attr-defined]
+    return None
 
 
 def _busy(page: object) -> bool:
@@ -143,7 +155,8 @@ def test_one_sessions_large_upload_leaves_another_sessions_filter_change_within_
     watcher.evaluate(_WATCH_RUNS)
     for _ in range(2 * len(SEARCHES)):  # warm the caches of every search used below
         _filter_change(watcher)
-    usual = [_filter_change(watcher) for _ in range(7)]
+    usual = [s for s in (_filter_change(watcher) for _ in range(7)) if s is not None]
+    assert len(usual) >= 5, usual
 
     uploader = open_page(browser)
     uploader.goto(f"{app_url}/papers")
@@ -154,7 +167,7 @@ def test_one_sessions_large_upload_leaves_another_sessions_filter_change_within_
     started = time.monotonic()
     while _busy(uploader) and len(during) < 7 and time.monotonic() - started < 300:
         seconds = _filter_change(watcher)
-        if _busy(uploader):  # count only the changes made while the upload was still being read
+        if seconds is not None and _busy(uploader):  # only changes made while the upload is read
             during.append(seconds)
     print(f"filter change alone: {usual}; while another session reads a large upload: {during}")
     assert len(during) >= 3, f"the upload was read before enough changes were made: {during}"

@@ -45,6 +45,10 @@ class Refused(Exception):
     """The workbook is not read; the message says why."""
 
 
+class TooBig(Refused):
+    """Refused for passing a limit (size, ratio, shared strings, rows, columns), not for its form."""
+
+
 def _column_number(letters: str) -> int:
     number = 0
     for letter in letters:
@@ -73,7 +77,7 @@ class Workbook:
             raise Refused(f"not a zip archive ({type(error).__name__}: {str(error)[:120]})") from None
         total = sum(info.file_size for info in self.infos.values())
         if total > max_bytes:
-            raise Refused(
+            raise TooBig(
                 f"file is {size_text(total)} once unzipped, above the {size_text(max_bytes)} limit "
                 "(split it, or raise dashboard.corpus.MAX_INPUT_BYTES)"
             )
@@ -87,7 +91,7 @@ class Workbook:
         if info is None:
             raise Refused(f"the workbook has no part {name}")
         if info.file_size > self.max_bytes:
-            raise Refused(
+            raise TooBig(
                 f"part {name} is {self._size_text(info.file_size)} once unzipped, above the "
                 f"{self._size_text(self.max_bytes)} limit (raise dashboard.corpus.MAX_INPUT_BYTES)"
             )
@@ -98,7 +102,7 @@ class Workbook:
                 while chunk := handle.read(CHUNK):
                     produced += len(chunk)
                     if produced > max(info.file_size, 0) or produced > self.max_bytes:
-                        raise Refused(f"part {name} unzips to more than it declares: refused")
+                        raise TooBig(f"part {name} unzips to more than it declares: refused")
                     if produced > (1 << 20):
                         self._check_ratio(name, produced, info.compress_size)
                     yield chunk
@@ -108,7 +112,7 @@ class Workbook:
 
     def _check_ratio(self, name: str, size: int, compressed: int) -> None:
         if size > (1 << 20) and size > self.max_ratio * max(compressed, 1):
-            raise Refused(
+            raise TooBig(
                 f"part {name} has a compression ratio above {self.max_ratio:.0f}:1 "
                 f"({self._size_text(size)} from {self._size_text(compressed)}): refused as a likely "
                 "decompression bomb (raise dashboard.corpus.MAX_COMPRESSION_RATIO if the file is genuine)"
@@ -221,7 +225,7 @@ class Workbook:
             if tag == f"{_MAIN}}}sst":
                 declared = attributes.get("uniqueCount", "")
                 if declared.isdigit() and int(declared) > MAX_SHARED_STRINGS:
-                    raise Refused(too_many(int(declared)))
+                    raise TooBig(too_many(int(declared)))
             elif tag == f"{_MAIN}}}si":
                 parts.clear()
             elif tag in (f"{_MAIN}}}rPh", f"{_MAIN}}}phoneticPr"):
@@ -232,7 +236,7 @@ class Workbook:
         def end(tag: str) -> None:
             if tag == f"{_MAIN}}}si":
                 if len(strings) >= MAX_SHARED_STRINGS:
-                    raise Refused(too_many(len(strings) + 1))
+                    raise TooBig(too_many(len(strings) + 1))
                 strings.append("".join(parts))
             elif tag in (f"{_MAIN}}}rPh", f"{_MAIN}}}phoneticPr"):
                 state["skip"] -= 1
@@ -266,13 +270,13 @@ class Workbook:
                 state["row"] = int(number) if number and number.isdigit() else state["row"] + 1
                 state["col"] = 0
                 if state["row"] > MAX_ROWS:
-                    raise Refused(f"row {state['row']:,} is past Excel's last row ({MAX_ROWS:,}): refused")
+                    raise TooBig(f"row {state['row']:,} is past Excel's last row ({MAX_ROWS:,}): refused")
                 row.clear()
             elif local == "c":
                 reference = _CELL_REF.match(attributes.get("r", ""))
                 state["col"] = _column_number(reference.group(1)) if reference else state["col"] + 1
                 if state["col"] > MAX_COLUMNS:
-                    raise Refused(
+                    raise TooBig(
                         f"column {state['col']:,} is past Excel's last column ({MAX_COLUMNS:,}): refused"
                     )
                 state["type"] = attributes.get("t", "n")
