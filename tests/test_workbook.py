@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 import pytest
 
-from dashboard import corpus, workbook
+from dashboard import workbook
+from dashboard.readers.bounded import _size
 
 MiB = 1 << 20
 MAIN = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
@@ -124,7 +125,7 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
 
 
 def _read(data: bytes) -> list[tuple[int, dict[int, object]]]:
-    book = workbook.Workbook(data, max_bytes=1 << 30, max_ratio=100, size_text=corpus._size)
+    book = workbook.Workbook(data, max_bytes=1 << 30, max_ratio=100, size_text=_size)
     return list(book.rows("papers", book.shared_strings()))
 
 
@@ -199,7 +200,7 @@ def test_a_good_workbook_reads_as_openpyxl_reads_it() -> None:
     buffer = io.BytesIO()
     book.save(buffer)
     data = buffer.getvalue()
-    opened = workbook.Workbook(data, max_bytes=1 << 30, max_ratio=100, size_text=corpus._size)
+    opened = workbook.Workbook(data, max_bytes=1 << 30, max_ratio=100, size_text=_size)
     assert list(opened.sheets) == ["Sheet", "papers"]
     ours = [
         [row.get(column) for column in range(1, 6)]

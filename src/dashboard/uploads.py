@@ -194,7 +194,7 @@ class Prepared:
     seconds: float = 0.0
 
 
-LIMIT_MODULES = ("dashboard.corpus", "dashboard.workbook", "dashboard.uploads")
+LIMIT_MODULES = ("dashboard.readers.limits", "dashboard.workbook", "dashboard.uploads")
 
 
 def current_settings() -> dict[str, dict[str, Any]]:
