@@ -65,12 +65,18 @@ def test_top_counts_sorts_largest_first_and_drops_zeros() -> None:
 
 def test_topic_sizes_carries_topic_numbers_and_marks_the_selection() -> None:
     counts = pd.Series({0: 2, 1: 2, 2: 1})
-    bar = charts.topic_sizes(TOPICS, counts, selected=[1]).to_dict()["data"][0]
+    bar = charts.topic_sizes(TOPICS, counts, selected=[1, -1]).to_dict()["data"][0]
     assert values(bar["customdata"]) == [0, 1, 2, -1]
     assert values(bar["x"]) == [2, 2, 1, 0]
     assert bar["y"][0] == "0: graph · message · passing"
     assert bar["y"][3] == "Outlier"
-    assert list(bar["marker"]["color"]) == [charts.MUTED, charts.ACCENT, charts.MUTED, charts.MUTED]
+    assert list(bar["marker"]["color"]) == [charts.MUTED, charts.ACCENT, charts.MUTED, charts.ACCENT]
+
+
+def test_topic_sizes_leaves_out_topics_with_no_paper_unless_chosen() -> None:
+    # A box on the map left every other topic as a bar of zero length.
+    bar = charts.topic_sizes(TOPICS, pd.Series({2: 5, 0: 0}), selected=[1]).to_dict()["data"][0]
+    assert values(bar["customdata"]) == [2, 1]
 
 
 def test_topic_sizes_without_selection_colours_every_bar() -> None:
@@ -185,3 +191,37 @@ def test_paper_map_draws_filtered_out_papers_grey_behind_without_ids() -> None:
     assert data[0].get("customdata") is None and data[0]["hoverinfo"] == "skip"
     assert len(values(data[0]["x"])) == 4
     assert [trace["name"] for trace in data[1:]] == ["0: graph · message · passing"]
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("background", charts.THEME_BACKGROUNDS)
+def test_topic_colours_stand_out_on_both_themes(background: str) -> None:
+    # WCAG 1.4.11: graphical objects need 3:1 against what is next to them.
+    assert min(_contrast(colour, background) for colour in charts.PALETTE) >= 3.0
+
+
+def test_topic_colours_do_not_repeat_at_25_topics() -> None:
+    # Topics 2 and 20 were the same green: 25 topics get 25 different colours.
+    assert len(set(charts.PALETTE[:25])) == 25
+    assert len(charts.PALETTE) >= 25
+
+
+def test_the_map_names_each_cluster_where_it_lies_instead_of_a_legend() -> None:
+    layout = charts.paper_map(PAPERS).to_dict()["layout"]
+    assert not layout.get("showlegend")
+    labels = {a["text"]: (a["x"], a["y"]) for a in layout["annotations"]}
+    for topic in sorted(set(PAPERS["topic"]) - {-1}):
+        group = PAPERS[PAPERS["topic"] == topic]
+        name = f"<b>{charts.map_label(topic, group['topic_label'].iloc[0])}</b>"
+        assert labels[name] == (pytest.approx(group["x"].median()), pytest.approx(group["y"].median()))
+    assert len(labels) == len(set(PAPERS["topic"]) - {-1})  # no label for the outliers

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -178,6 +180,11 @@ def test_an_empty_table_gives_an_empty_mask() -> None:
         ({"source": "weird name (1).txt"}, Filters(source=("weird name (1).txt",)), 0),
         ({"unknown": "x", "embed": "true"}, Filters(), 0),
         ({"topic": ""}, Filters(), 0),
+        ({"box": "1.5,-2,0,3"}, Filters(box=(-2.0, 1.5, 0.0, 3.0)), 0),
+        ({"box": "0.1234567,1,2,3"}, Filters(box=(0.12346, 1.0, 2.0, 3.0)), 0),
+        ({"box": "1,2,3"}, Filters(), 1),
+        ({"box": "a,b,c,d"}, Filters(), 1),
+        ({"box": "inf,1,2,3"}, Filters(), 1),
     ],
 )
 def test_from_query_notes_bad_values(query: dict, expected: Filters, n_notices: int) -> None:
@@ -210,6 +217,18 @@ def test_to_query_leaves_out_defaults() -> None:
 
 
 _text = st.text(min_size=0, max_size=30)
+
+
+def _sha6(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:6]
+
+
+def test_a_box_on_the_map_keeps_the_papers_inside_it() -> None:
+    papers = pd.DataFrame({"id": ["a", "b", "c"], "x": [0.0, 1.0, 5.0], "y": [0.0, 2.0, 0.5]})
+    assert Filters(box=(-1, 1, -1, 2)).mask(papers).tolist() == [True, True, False]
+    assert Filters(box=(-1, 1, -1, 2)).to_query() == {"box": "-1,1,-1,2"}
+
+
 filters_strategy = st.builds(
     Filters,
     q=_text,
@@ -227,6 +246,7 @@ filters_strategy = st.builds(
     decision=st.lists(st.sampled_from(DECISION_TIERS), max_size=3).map(tuple),
     words=st.tuples(st.none() | st.integers(0, 10**6), st.none() | st.integers(0, 10**6)),
     id=st.lists(_text, max_size=3).map(tuple),
+    box=st.just(()) | st.lists(st.floats(-1e6, 1e6), min_size=4, max_size=4).map(tuple),
     k=st.none() | st.integers(2, 200),
 )
 
@@ -307,6 +327,7 @@ def test_cleared_keeps_settings_and_without_drops_named_filters() -> None:
         (Filters(words=(100, None)), "≥ 100 words", "words-100-"),
         (Filters(words=(None, 80)), "≤ 80 words", "words--80"),
         (Filters(id=("a", "b")), "2 picked papers", "2-picked"),
+        (Filters(box=(0, 1, 0, 1)), "a box on the map", "box-" + _sha6(repr((0.0, 1.0, 0.0, 1.0)))),
         (Filters(source=("Café.txt",)), "source file: Café.txt", "source-cafe-txt"),
         (
             Filters(author=("Ada Lovelace", "Alan Turing")),

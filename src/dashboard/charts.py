@@ -21,7 +21,6 @@ from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-import plotly.colors
 import plotly.graph_objects as go
 
 from dashboard.schema import CODE_STATUSES, OUTLIER_LABEL, OUTLIER_TOPIC
@@ -30,10 +29,18 @@ from dashboard.screen import visible
 ACCENT = "#3b5bdb"
 MUTED = "#a5b4d8"
 OUTLIER_COLOUR = "#9aa0a6"
-# Enough distinct colours for the topic counts a user is likely to pick; beyond that they repeat.
-PALETTE: tuple[str, ...] = tuple(
-    plotly.colors.qualitative.D3 + plotly.colors.qualitative.Set2 + plotly.colors.qualitative.Dark24
-)
+# One colour per topic for up to 30 topics (the most the auto choice gives is 25), chosen once for
+# both themes: each has a contrast of at least 3:1 against the light background (#ffffff) and the
+# dark one (#0f1117) (WCAG 2.1, 1.4.11), and they were picked one at a time as far as possible (in
+# OKLab) from those before, so neighbouring topic numbers never share a colour; tests check both.
+# Beyond 30 they repeat, and the labels at the cluster centres tell topics apart.
+PALETTE: tuple[str, ...] = (
+    "#c02b6b", "#179f28", "#2a88fa", "#cd7201", "#2c7279", "#b666e2", "#6d52d3", "#6e6c04", "#ed5268",
+    "#1295b4", "#b2471c", "#a23dac", "#0d6abc", "#8f8d34", "#dc57ad", "#2d9a78", "#8377fb", "#197922",
+    "#a26e22", "#d9442b", "#586deb", "#925cdd", "#357eb4", "#c62a3e", "#528610", "#458475", "#816439",
+    "#c148aa", "#d73f6a", "#ea5b1e",
+)  # fmt: skip
+THEME_BACKGROUNDS = ("#ffffff", "#0f1117")  # .streamlit/config.toml, [theme.light] and [theme.dark]
 MAX_LABEL_CHARS = 48
 RATE_LABEL_CHARS = 36  # the release-rate charts share half a page with another chart
 BAR_HEIGHT_PX = 24
@@ -175,6 +182,9 @@ def topic_sizes(
     table["count"] = table["topic"].map(counts).fillna(0).astype(int)
     table = table.sort_values(["count", "topic"], ascending=[False, True])
     chosen = set(selected)
+    # Topics no paper of the view falls in are left out (a box on the map left 25 bars of zero),
+    # unless chosen: a chosen topic stays where a click can remove it.
+    table = table[(table["count"] > 0) | table["topic"].isin(chosen)]
     colours = [ACCENT if (not chosen or t in chosen) else MUTED for t in table["topic"]]
     fig = go.Figure(
         go.Bar(
@@ -332,10 +342,35 @@ def paper_map(
             )
         )
     _base_layout(fig, title, "Map dimension 1", "Map dimension 2", 560)
-    fig.update_layout(showlegend=True, legend={"title": {"text": "Topic"}, "itemsizing": "constant"})
+    # Each cluster is named where it lies (its topic number and first terms) instead of a legend:
+    # 25 legend entries did not fit beside the map and hid under the hover box.
+    for topic in topic_order:
+        if topic == OUTLIER_TOPIC:
+            continue
+        group = shown[shown["topic"] == topic]
+        fig.add_annotation(
+            x=float(group["x"].median()),
+            y=float(group["y"].median()),
+            text=f"<b>{map_label(topic, group['topic_label'].iloc[0])}</b>",
+            showarrow=False,
+            font={"color": "#ffffff", "size": 11},
+            bgcolor=PALETTE[int(topic) % len(PALETTE)],
+            opacity=0.9,
+            borderpad=2,
+        )
     fig.update_xaxes(showticklabels=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, zeroline=False)
     return fig
+
+
+def map_label(topic: int, label: object, terms: int = 2) -> str:
+    """A cluster's name on the map: its number and first terms, escaped.
+
+    >>> map_label(3, "graph · message · passing")
+    '3 graph · message'
+    """
+    words = [w.strip() for w in str(label).split("·") if w.strip()][:terms]
+    return safe_label(f"{topic} " + " · ".join(words), 36)
 
 
 def _has(values: object) -> bool:

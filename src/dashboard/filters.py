@@ -11,8 +11,9 @@ yields a short notice, never an exception.
 URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``code``, ``link``,
 ``dataset``, ``list`` (reading lists of the library), ``author``, ``institution``, ``country``,
 ``decision`` (a decision tier), ``repo`` (repository state, `dashboard.schema.REPO_STATES`), ``words``
-(``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map) and ``k``, the number of
-topics the ``topic`` numbers refer to (``auto`` by default).
+(``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map), ``box``
+(``X0,X1,Y0,Y1``: a box drawn on the map, so a selection of thousands stays a short URL) and ``k``,
+the number of topics the ``topic`` numbers refer to (``auto`` by default).
 
 Institutions and countries are filters of their own (``institution``, ``country``) rather than a
 search for their names: a click on the Overview's institution or country chart then selects exactly
@@ -69,7 +70,7 @@ NAME_KEYS: tuple[str, ...] = ("author", "institution", "country")
 # (`dashboard.ui.data.repo_state_counts`) rather than once per corpus.
 # Reading lists are left out too: they live in the library (`dashboard.ui.library`).
 FACET_KEYS: tuple[str, ...] = tuple(key for key in _LIST_KEYS[:-1] if key not in ("repo", "list"))
-FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id")
+FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id", "box")
 URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k")
 
 # How each key is named to a user, in notices and in describe().
@@ -91,6 +92,7 @@ KEY_NAMES: dict[str, str] = {
     "list": "reading list",
     "words": "words",
     "id": "picked papers",
+    "box": "box on the map",
     "k": "number of topics",
 }
 
@@ -127,6 +129,7 @@ class Filters:
     list: tuple[str, ...] = ()  # a field named like the URL key; `builtins.list` in annotations below
     words: tuple[int | None, int | None] = (None, None)
     id: tuple[str, ...] = ()
+    box: tuple[float, ...] = ()  # (x0, x1, y0, y1) on the map, or () for none
     k: int | None = field(default=None)
 
     def __post_init__(self) -> None:
@@ -143,6 +146,7 @@ class Filters:
         if low is not None and high is not None and low > high:
             low, high = high, low
         set_(self, "words", (low, high))
+        set_(self, "box", _normal_box(self.box))
 
     # ----------------------------------------------------------------- URL round trip
 
@@ -182,6 +186,13 @@ class Filters:
                 notices.append(f'words: ignored "{_short(words[-1])}" (expected MIN-MAX, e.g. 100-250)')
             else:
                 values["words"] = parsed_words
+        box = _values(params, "box")
+        if box and box[-1].strip():
+            parsed_box = _parse_box(box[-1])
+            if parsed_box is None:
+                notices.append(f'box on the map: ignored "{_short(box[-1])}" (expected X0,X1,Y0,Y1)')
+            else:
+                values["box"] = parsed_box
         k = _values(params, "k")
         if k and k[-1].strip() and k[-1].strip().lower() != "auto":
             try:
@@ -207,6 +218,8 @@ class Filters:
         if self.words != (None, None):
             low, high = self.words
             query["words"] = f"{'' if low is None else low}-{'' if high is None else high}"
+        if self.box:
+            query["box"] = ",".join(_box_number(v) for v in self.box)
         if self.k is not None:
             query["k"] = str(self.k)
         return query
@@ -325,6 +338,8 @@ class Filters:
                 parts.append(f"{low}-{high} words")
         if self.id:
             parts.append(f"{len(self.id)} picked papers")
+        if self.box:
+            parts.append("a box on the map")
         return " · ".join(parts) if parts else "no filters"
 
     def slug(self, max_length: int = 80) -> str:
@@ -347,6 +362,8 @@ class Filters:
             parts.append(f"words-{'' if low is None else low}-{'' if high is None else high}")
         if self.id:
             parts.append(f"{len(self.id)}-picked")
+        if self.box:
+            parts.append("box-" + hashlib.sha256(repr(self.box).encode()).hexdigest()[:6])
         if self.topic and self.k is not None:
             parts.append(f"k-{self.k}")
         slug = "_".join(p for p in parts if p) or "all"
@@ -538,6 +555,12 @@ def _words_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
     return keep
 
 
+def _box_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
+    x0, x1, y0, y1 = f.box
+    x, y = papers["x"].to_numpy(dtype=float), papers["y"].to_numpy(dtype=float)
+    return (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+
+
 def _year_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
     return papers["year"].isin(list(f.year)).fillna(False).to_numpy(dtype=bool)
 
@@ -558,6 +581,7 @@ _MASKERS: dict[str, Any] = {
     "repo": _isin("repo_state", "repo"),
     "words": _words_mask,
     "id": _isin("id", "id"),
+    "box": _box_mask,
 }  # "list" is applied in `Filters.mask` from the ``members`` it is given
 
 # The table column each filter reads (None: several columns, always present).
@@ -579,6 +603,7 @@ _COLUMN_OF: dict[str, str | None] = {
     "words": "n_words",
     "list": None,
     "id": "id",
+    "box": "x",
 }
 _LIST_COLUMNS: frozenset[str] = frozenset(
     {"areas", "datasets", "links", "authors", "affiliations", "countries"}
@@ -656,6 +681,28 @@ def _parse_words(value: str) -> tuple[int | None, int | None] | None:
     low = int(match.group(1)) if match.group(1) else None
     high = int(match.group(2)) if match.group(2) else None
     return low, high
+
+
+def _box_number(value: float) -> str:
+    """A map coordinate as the URL writes it: 5 significant digits (a box needs no more)."""
+    return f"{value:.5g}"
+
+
+def _normal_box(box: Iterable[float]) -> tuple[float, ...]:
+    """(x0, x1, y0, y1) with each pair in order and rounded as the URL rounds; () if not 4 finite numbers."""
+    values = [float(_box_number(float(v))) for v in box]
+    if len(values) != 4 or not all(np.isfinite(values)):
+        return ()
+    x0, x1, y0, y1 = values
+    return (min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1))
+
+
+def _parse_box(value: str) -> tuple[float, ...] | None:
+    try:
+        box = _normal_box(float(v) for v in value.split(","))
+    except ValueError:
+        return None
+    return box or None
 
 
 def _short(value: str, limit: int = 40) -> str:

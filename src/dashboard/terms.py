@@ -421,3 +421,29 @@ def keyword_in_context(
             break
     columns = ["id", "left", "match", "right"]
     return pd.DataFrame(rows, columns=columns).astype({c: "str" for c in columns[1:]})
+
+
+KWIC_ORDERS = ("corpus", "before", "after")
+
+
+def _next_word(text: str, *, last: bool) -> str:
+    words = text.strip("… ").split()
+    word = (words[-1] if last else words[0]) if words else ""
+    return word.strip(".,;:()[]{}\"'").lower()
+
+
+def kwic_sorted(lines: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Lines of `keyword_in_context` in corpus order, or by the word just before or after the term.
+
+    Ties keep corpus order; lines with no word on that side come last.
+
+    >>> lines = pd.DataFrame({"left": ["…we use", "a"], "match": ["x", "x"], "right": ["b", "c"]})
+    >>> kwic_sorted(lines, "before")["left"].tolist()
+    ['a', '…we use']
+    """
+    if by not in ("before", "after") or lines.empty:
+        return lines
+    column = lines["left"] if by == "before" else lines["right"]
+    words = column.map(lambda text: _next_word(str(text), last=by == "before"))
+    order = sorted(range(len(lines)), key=lambda n: (words.iloc[n] == "", words.iloc[n]))
+    return lines.iloc[order]

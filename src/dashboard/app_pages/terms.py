@@ -16,6 +16,10 @@ NGRAMS = {"1": "Words", "2": "Two-word phrases", "3": "Three-word phrases"}
 GROUPS = {"topic": "Topic", "area": "Research area", "venue": "Venue", "source": "Source file"}
 CLOUD_TERMS = 150  # the chart, the cloud and the default term come from the most frequent terms
 KWIC_SHOWN = 500  # lines of keyword in context: more than anyone reads, and the scan stops there
+# Characters of context either side: what the Before and After columns show whole at 1280 px, so the
+# words next to the term are never cut off (Before is right-aligned and ends at the term).
+KWIC_WINDOW = 36
+KWIC_ORDERS = {"corpus": "Corpus order", "before": "Word before", "after": "Word after"}
 GROUP_SAMPLE = 50_000  # papers the group comparison counts at most (a seeded sample above that)
 
 view = page_context()
@@ -129,6 +133,9 @@ with right:
         summary = (
             by_group.groupby("group", sort=True)["term"].apply(lambda t: ", ".join(t.head(8))).reset_index()
         )
+        if group == "topic":  # as the topic list is everywhere: largest first, outliers last
+            rank = {view.topic_names.get(t, str(t)): n for n, t in enumerate(view.topic_order)}
+            summary = summary.sort_values("group", key=lambda g: g.map(rank).fillna(len(rank)), kind="stable")
         components.show_table(
             summary,
             {
@@ -142,12 +149,23 @@ st.subheader("Keyword in context")
 default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
 term = param(keys.URL_KWIC)
 sync_widget(keys.TERMS_KWIC, term)
-st.text_input(
+order = setting(keys.URL_KWIC_ORDER, KWIC_ORDERS, default="corpus")
+sync_widget(keys.TERMS_KWIC_ORDER, order)
+left, right = st.columns([3, 2], vertical_alignment="bottom")
+left.text_input(
     "Term or phrase",
     key=keys.TERMS_KWIC,
     on_change=_on_setting,
     args=(keys.TERMS_KWIC, keys.URL_KWIC, lambda v: (v or "").strip()[:200] or None),
     placeholder=default_term,
+)
+right.segmented_control(
+    "Sort by",
+    list(KWIC_ORDERS),
+    format_func=lambda o: KWIC_ORDERS[o],
+    key=keys.TERMS_KWIC_ORDER,
+    on_change=_on_setting,
+    args=(keys.TERMS_KWIC_ORDER, keys.URL_KWIC_ORDER, lambda v: None if v in (None, "corpus") else v),
 )
 term = (term or default_term).strip()
 if term:
@@ -156,28 +174,31 @@ if term:
     found = terms.keyword_in_context(
         terms.texts_at(view.papers["abstract_clean"], view.mask.to_numpy()),
         term,
-        width=70,
+        width=KWIC_WINDOW,
         limit=KWIC_SHOWN + 1,
     )
-    lines = found.head(KWIC_SHOWN)
+    lines = terms.kwic_sorted(found.head(KWIC_SHOWN), order)
+    sorted_by = "in corpus order" if order == "corpus" else f"sorted by the {KWIC_ORDERS[order].lower()}"
     if len(found) > KWIC_SHOWN:
         st.caption(
             escape_markdown(
                 f'The first {KWIC_SHOWN:,} of more than {KWIC_SHOWN:,} occurrences of "{term}" '
-                "in the filtered papers, in corpus order"
+                f"in the filtered papers (in corpus order), {sorted_by}"
             )
         )
     else:
-        st.caption(escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers'))
+        st.caption(
+            escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers, {sorted_by}')
+        )
     if len(lines):
         components.show_table(
             lines.assign(title=view.papers["title"].iloc[lines["id"].to_numpy()].to_numpy())[
                 ["title", "left", "match", "right"]
             ],
             {
-                "title": st.column_config.TextColumn("Paper", width=220),
-                "left": st.column_config.TextColumn("Before", width=330, alignment="right"),
-                "match": st.column_config.TextColumn("Term", width=110, alignment="center"),
-                "right": st.column_config.TextColumn("After", width=330),
+                "title": st.column_config.TextColumn("Paper", width=190),
+                "left": st.column_config.TextColumn("Before", width=270, alignment="right"),
+                "match": st.column_config.TextColumn("Term", width=90, alignment="center"),
+                "right": st.column_config.TextColumn("After", width=270),
             },
         )

@@ -24,10 +24,16 @@ with note:
         "Each topic is named by its most distinctive terms. Click a bar to filter to that topic "
         "(click again to remove it); select points on the map to filter to those papers."
     )
+# No match: only the empty state (charts and a table of zeros above it said nothing).
+if components.empty_state(view, keys.TOPICS_CLEAR):
+    st.stop()
 
+# Widgets that show something of the model carry its identity in their key: another number of
+# topics (or corpus) gives new widgets, so none keeps a topic, a label or a selection of the old one.
+model = view.model_key
 left, right = st.container(key=keys.TOPICS_STACK).columns(2)  # stacked below 1280 px
 with left:
-    components.topic_bars(view, keys.TOPICS_BARS, title="Papers per topic")
+    components.topic_bars(view, f"{keys.TOPICS_BARS}.{model}", title="Papers per topic")
 with right:
     others = view.mask_without("topic")
     counts = view.papers.loc[others.to_numpy(), "topic"].value_counts()
@@ -43,21 +49,20 @@ with right:
         within=components.HALF_WIDTH_PX,
     )
 
-if components.empty_state(view, keys.TOPICS_CLEAR):
-    st.stop()
-
 notice = st.session_state.pop(keys.TOPICS_NOTICE, "")
 if notice:
     st.caption(":material/info: " + escape_markdown(notice))
-if view.filters.id:
+if view.filters.id or view.filters.box:
     st.button(
-        f"Forget the {len(view.filters.id)} picked papers",
+        f"Forget the {len(view.filters.id)} picked papers"
+        if view.filters.id
+        else "Forget the box on the map",
         key=keys.TOPICS_FORGET_PICKED,
         on_click=update_filters,
-        args=(lambda f: f.without("id"),),
+        args=(lambda f: f.without("id", "box"),),
         icon=":material/deselect:",
     )
-components.paper_map(view, keys.TOPICS_MAP)
+components.paper_map(view, f"{keys.TOPICS_MAP}.{model}")
 library_ui.add_filtered(view, keys.TOPICS_ADD)
 
 st.subheader("One topic in detail")
@@ -68,7 +73,7 @@ focus = st.columns([2, 3])[0].selectbox(
     topic_ids,
     index=topic_ids.index(chosen),
     format_func=lambda t: view.topic_names.get(t, str(t)),
-    key=keys.TOPICS_FOCUS,
+    key=f"{keys.TOPICS_FOCUS}.{model}",
 )
 row = view.analysis.topics.loc[view.analysis.topics["topic"] == focus].iloc[0]
 left, right = st.container(key=keys.TOPICS_STACK_DETAIL).columns(2)
@@ -89,7 +94,7 @@ with right:
         components.paper_button(
             str(title),
             paper_id,
-            key=f"{keys.TOPICS_REPRESENTATIVE_PREFIX}.{focus}.{paper_id}",
+            key=f"{keys.TOPICS_REPRESENTATIVE_PREFIX}.{model}.{focus}.{paper_id}",
             on_papers_page=False,
         )
     st.caption("A click opens the paper on the Papers page.")

@@ -620,19 +620,39 @@ def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
 # --------------------------------------------------------------------- the paper map
 
 
+def box_of(selection: Mapping[str, Any]) -> tuple[float, ...]:
+    """The last box drawn on a Plotly chart as (x0, x1, y0, y1), or () when none was drawn.
+
+    >>> box_of({"box": [{"x": [2.0, -1.0], "y": [0.5, 3.0]}]})
+    (-1.0, 2.0, 0.5, 3.0)
+    """
+    boxes = [
+        b for b in selection.get("box") or [] if len(b.get("x") or ()) == 2 and len(b.get("y") or ()) == 2
+    ]
+    if not boxes:
+        return ()
+    (x0, x1), (y0, y1) = boxes[-1]["x"], boxes[-1]["y"]
+    return (min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1))
+
+
 def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
     state = st.session_state.get(chart_key)
-    points = state["selection"]["points"] if state else []
-    ids = [str(i) for i in picked(points, lookup)]
+    selection = state["selection"] if state else {}
+    # A box is kept as its corners (box=x0,x1,y0,y1): thousands of papers in a short URL.
+    box = box_of(selection)
+    if box:
+        update_filters(lambda f: replace(f, box=box, id=()))
+        return
+    ids = [str(i) for i in picked(selection.get("points") or [], lookup)]
     if not ids:
         return
     if len(ids) > MAX_VALUES_PER_KEY:
         st.session_state[keys.TOPICS_NOTICE] = (
             f"You picked {len(ids):,} papers; the filter keeps the first {MAX_VALUES_PER_KEY:,}. "
-            "For larger groups, filter by topic instead."
+            "Draw a box (the default drag) to pick any number, or filter by topic."
         )
         ids = ids[:MAX_VALUES_PER_KEY]
-    update_filters(lambda f: replace(f, id=tuple(ids)))
+    update_filters(lambda f: replace(f, id=tuple(ids), box=()))
 
 
 MAP_COLUMNS: tuple[str, ...] = ("id", "title", "method_names", "topic", "topic_label", "x", "y")

@@ -56,6 +56,15 @@ class View:
         return sum(1 for t in self.topic_names if t != OUTLIER_TOPIC)
 
     @property
+    def model_key(self) -> str:
+        """Which topic model this view shows (corpus and number of topics), for widget keys.
+
+        A widget showing topics is keyed on it, so a new model gives a new widget instead of one
+        that keeps the old model's topic, label or selection.
+        """
+        return f"{self.source.digest[:12]}.{self.filters.k if self.filters.k is not None else 'auto'}"
+
+    @property
     def topic_order(self) -> list[int]:
         """Topic numbers, largest first, outliers last."""
         counts = self.facets.get("topic", pd.Series(dtype=int))

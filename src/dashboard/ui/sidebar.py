@@ -57,7 +57,11 @@ def count_line(shown: int, total: int) -> str:
 # --------------------------------------------------------------------- callbacks (run before the script)
 
 
-def _on_filter_change(field: str, widget_key: str) -> None:
+# Every paper has exactly one of these: choosing all of them ("Select all") is no filter at all.
+WHOLE_WHEN_ALL: frozenset[str] = frozenset({"topic", "code"})
+
+
+def _on_filter_change(field: str, widget_key: str, options: Sequence[Any] = ()) -> None:
     value: Any = st.session_state.get(widget_key)
     if field == "q":
         new: Any = value or ""
@@ -68,6 +72,9 @@ def _on_filter_change(field: str, widget_key: str) -> None:
         new = (None if low <= lowest else low, None if high >= highest else high)
     else:
         new = tuple(value or ())
+        if field in WHOLE_WHEN_ALL and options and set(new) >= set(options):
+            new = ()  # the same papers as "Any", so the URL says nothing rather than every value
+            st.session_state[widget_key] = []
     update_filters(lambda f: dataclasses.replace(f, **{field: new}))
 
 
@@ -116,7 +123,7 @@ def _multiselect(
         key=widget_key,
         format_func=_option_label(counts, names),
         on_change=_on_filter_change,
-        args=(field, widget_key),
+        args=(field, widget_key, tuple(options)),
         placeholder="Any" if not typed else "Any (type a name)",
         help=help,
         accept_new_options=typed,
