@@ -98,25 +98,6 @@ def test_compare_shows_two_papers_side_by_side(seeds: pd.DataFrame) -> None:
     assert at.main.get("plotly_chart"), "pairwise similarity heatmap"
 
 
-def test_compare_offers_a_bounded_list_and_pages_its_table(
-    seeds: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # At a million papers every option and every row went to the browser (9 s a run).
-    monkeypatch.setattr(components, "PICKER_OPTIONS", 5)
-    monkeypatch.setattr(components, "PAGE_ROWS", 10)
-    picked = str(seeds["id"].iloc[-1])
-    at = app("compare", {"cmp": [picked]})
-    assert_no_exception(at)
-    picker = at.multiselect(key=keys.COMPARE_PICK)
-    assert picker.options == [str(t) for t in [seeds["title"].iloc[-1], *seeds["title"].iloc[:5]]]
-    assert picker.value == [picked]
-    assert f"first 5 of {len(seeds)} papers" in picker.placeholder
-    assert table_titles(at) == list(seeds["title"].iloc[:10])
-    at.number_input[0].set_value(2).run()
-    assert_no_exception(at)
-    assert table_titles(at) == list(seeds["title"].iloc[10:20])
-
-
 def test_papers_page_opens_the_paper_in_the_url(seeds: pd.DataFrame) -> None:
     paper = seeds.iloc[5]
     at = app("papers", {"paper": paper["id"], "q": "the"})

@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import analysis, corpus
-from dashboard.ui import keys
+from dashboard.ui import components, keys
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
@@ -42,6 +42,11 @@ def app(page: str, query: dict[str, Any] | None = None) -> AppTest:
 def ok(at: AppTest) -> AppTest:
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def captions(at: AppTest) -> str:
+    """Every caption of the page as plain text (corpus text in them is markdown-escaped)."""
+    return " ".join(c.value for c in at.main.caption).replace("\\", "")
 
 
 def widget(at: AppTest, kind: str, prefix: str) -> Any:
@@ -109,7 +114,7 @@ def test_keyword_in_context_keeps_the_words_next_to_the_term_and_sorts_by_them()
     present = [w for w in words if w]
     assert present == sorted(present)
     assert words[: len(present)] == present  # lines with nothing before the term come last
-    assert "sorted by the word before" in " ".join(c.value for c in at.main.caption)
+    assert "sorted by the word before" in captions(at)
 
 
 # --------------------------------------------------------------------- the sidebar's "Select all"
@@ -124,3 +129,86 @@ def test_selecting_every_topic_is_no_topic_filter(seeds: pd.DataFrame) -> None:
     assert "topic" not in at.query_params
     assert at.sidebar.multiselect(key=keys.TOPIC).value == []
     assert len(at.main.dataframe[0].value) == len(seeds)
+
+
+# --------------------------------------------------------------------- Papers
+
+
+def test_the_papers_table_says_its_order_and_sorts_every_filtered_paper(seeds: pd.DataFrame) -> None:
+    at = ok(app("papers"))
+    assert "in corpus order" in captions(at)
+    at.selectbox(key=keys.PAPERS_SORT).set_value("title").run()
+    ok(at)
+    assert at.query_params.get("sort") in ("title", ["title"])
+    titles = list(at.main.dataframe[0].value["title"])
+    assert titles == sorted(seeds["title"], key=lambda t: t.lower().strip())
+    assert "by title, A to Z" in captions(at)
+    at.segmented_control(key=keys.PAPERS_SORT_DESCENDING).set_value("desc").run()
+    ok(at)
+    assert at.query_params.get("sort") in ("-title", ["-title"])
+    assert list(at.main.dataframe[0].value["title"]) == titles[::-1]  # titles are distinct here
+
+
+def test_sorting_by_words_puts_the_longest_abstract_first(seeds: pd.DataFrame) -> None:
+    at = ok(app("papers", {"sort": "-n_words"}))
+    words = list(at.main.dataframe[0].value["n_words"])
+    assert words == sorted(seeds["n_words"], reverse=True)
+
+
+def test_a_long_table_grows_with_show_more_instead_of_pages(
+    seeds: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(components, "SHOW_MORE_ROWS", 20)
+    at = ok(app("papers"))
+    assert not at.main.number_input  # no page number box
+    assert list(at.main.dataframe[0].value["title"]) == list(seeds["title"][:20])
+    more = [b for b in at.main.button if b.label.startswith("Show 20 more")]
+    assert more and "(20 of 57 shown)" in more[0].label
+    more[0].click().run()
+    ok(at)
+    assert list(at.main.dataframe[0].value["title"]) == list(seeds["title"][:40])
+    assert "The first 40 of 57 papers" in captions(at)
+
+
+def test_the_opened_paper_offers_compare_and_a_link(seeds: pd.DataFrame) -> None:
+    paper = str(seeds["id"].iloc[3])
+    at = ok(app("papers", {"paper": paper, "q": "diffusion"}))
+    link = [c.value for c in at.main.code]
+    assert link == [f"/papers?paper={paper}&q=diffusion"]  # no browser address under AppTest
+    at.button(key=f"{keys.PAPERS_COMPARE}.{paper}").click().run()
+    ok(at)
+    assert at.query_params.get("cmp") in (paper, [paper])
+    assert "paper" not in at.query_params
+    assert at.main.text_input(key=keys.COMPARE_FIND)  # now on Compare
+
+
+# --------------------------------------------------------------------- Compare
+
+
+def test_compare_finds_any_paper_by_title_or_id_and_adds_it(seeds: pd.DataFrame) -> None:
+    at = ok(app("compare"))
+    last = seeds.iloc[-1]
+    at.text_input(key=keys.COMPARE_FIND).set_value(str(last["title"]).upper()).run()
+    add = at.button(key=f"{keys.COMPARE_ADD_PREFIX}.found.{last['id']}")
+    assert str(last["title"])[:40] in add.label.replace("\\", "")
+    add.click().run()
+    ok(at)
+    assert at.query_params.get("cmp") in (last["id"], [last["id"]])
+    first = str(seeds["id"].iloc[0])
+    at.text_input(key=keys.COMPARE_FIND).set_value(first).run()
+    labels = [b.key for b in at.main.button if str(b.key).startswith(f"{keys.COMPARE_ADD_PREFIX}.found.")]
+    assert labels[0] == f"{keys.COMPARE_ADD_PREFIX}.found.{first}"  # the exact id first
+    at.button(key=labels[0]).click().run()
+    ok(at)
+    assert at.query_params.get("cmp") == [last["id"], first]
+    assert at.main.get("plotly_chart")  # two papers: compared
+
+
+def test_compare_with_four_papers_takes_no_more_and_says_so(seeds: pd.DataFrame) -> None:
+    at = ok(app("compare", {"cmp": list(seeds["id"][:6])}))
+    assert at.text_input(key=keys.COMPARE_FIND).disabled
+    assert "4 papers picked" in captions(at)
+    at.button(key=f"{keys.COMPARE_REMOVE_PREFIX}.{seeds['id'].iloc[1]}").click().run()
+    ok(at)
+    assert at.query_params.get("cmp") == [seeds["id"].iloc[i] for i in (0, 2, 3)]
+    assert not at.text_input(key=keys.COMPARE_FIND).disabled

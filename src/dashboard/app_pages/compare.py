@@ -1,18 +1,16 @@
 """Compare: two to four papers side by side, shared and distinctive terms, pairwise similarity."""
 
-from functools import partial
-
-import numpy as np
 import streamlit as st
 
-from dashboard import charts, similarity
-from dashboard.ui import components, keys
+from dashboard import charts, lookup, similarity
+from dashboard.ui import components, keys, tables
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import chips_html, escape_markdown, marked_html, text_html
-from dashboard.ui.url import sync_widget, write_query
+from dashboard.ui.url import write_query
 
-MAX_PAPERS = 4
+MAX_PAPERS = components.COMPARE_AT_MOST
+FOUND_SHOWN = 8
 LETTERS = "ABCD"
 # What the numbers are (`Analysis.similarity_matrix` and `most_similar` score tf-idf vectors).
 SIMILARITY_TITLE = "Pairwise similarity of the words (1 = same, 0 = none shared)"
@@ -26,81 +24,73 @@ components.page_header("Compare", view, "Two to four papers side by side")
 
 picked_rows = components.positions_of(view, st.query_params.get_all(keys.URL_COMPARE))
 picked = list(picked_rows)[:MAX_PAPERS]
-filtered_rows = np.flatnonzero(view.mask.to_numpy())
-candidate_rows = {paper_id: picked_rows[paper_id] for paper_id in picked}
-# The picker offers the first filtered papers only (every option goes to the browser: a million cost
-# 9 s a run); the sidebar search narrows the filtered papers down to the one wanted.
-first_rows = filtered_rows[: components.PICKER_OPTIONS].tolist()
-for paper_id, row in zip(view.papers["id"].iloc[first_rows].astype("str"), first_rows, strict=True):
-    candidate_rows.setdefault(paper_id, row)
 titles = dict(
-    zip(
-        candidate_rows,
-        view.papers["title"].iloc[list(candidate_rows.values())].astype("str"),
-        strict=True,
-    )
+    zip(picked, view.papers["title"].iloc[[picked_rows[p] for p in picked]].astype("str"), strict=True)
 )
-
-
-def _on_pick() -> None:
-    write_query({keys.URL_COMPARE: list(st.session_state.get(keys.COMPARE_PICK) or [])})
 
 
 def _add(paper_id: str) -> None:
     write_query({keys.URL_COMPARE: [*picked, paper_id][:MAX_PAPERS]})
 
 
-sync_widget(keys.COMPARE_PICK, picked)
-st.multiselect(
-    "Papers to compare",
-    list(titles),
-    key=keys.COMPARE_PICK,
-    on_change=_on_pick,
-    max_selections=MAX_PAPERS,
-    format_func=lambda paper_id: titles.get(paper_id, paper_id),
-    placeholder="Type part of a title (the sidebar filters narrow the list)"
-    if len(filtered_rows) <= components.PICKER_OPTIONS
-    else f"Type part of a title (the first {components.PICKER_OPTIONS:,} of {len(filtered_rows):,} papers: "
-    "search in the sidebar to narrow them)",
+def _remove(paper_id: str) -> None:
+    write_query({keys.URL_COMPARE: [p for p in picked if p != paper_id]})
+
+
+def _paper_line(row: int) -> str:
+    """Title · venue and year · first authors: enough to tell two papers of the same name apart."""
+    paper = view.papers.iloc[row]
+    facts = [str(paper["title"]), tables.venue_year(view.papers.iloc[[row]]).iloc[0]]
+    if "authors" in view.papers.columns:
+        facts.append(components.joined(paper["authors"], limit=3))
+    return " · ".join(f for f in facts if f)
+
+
+for n, paper_id in enumerate(picked):
+    line, button = st.columns([6, 1], vertical_alignment="center")
+    line.markdown(f"**{LETTERS[n]}.** " + escape_markdown(_paper_line(picked_rows[paper_id])[:160]))
+    button.button(
+        "Remove", key=f"{keys.COMPARE_REMOVE_PREFIX}.{paper_id}", on_click=_remove, args=(paper_id,),
+        icon=":material/close:", type="tertiary",
+    )  # fmt: skip
+
+# The whole corpus is searched on the server (a list of every title cannot go to the browser at a
+# million papers), by title, author or id, whatever the filters.
+query = st.text_input(
+    "Find a paper to add",
+    key=keys.COMPARE_FIND,
+    placeholder="Part of its title, an author or its id (searches the whole corpus)",
+    disabled=len(picked) >= MAX_PAPERS,
+    help=f"Compare takes {MAX_PAPERS} papers at most; remove one to add another.",
 )
-
-
-def _on_table_pick(table_key: str, ids: tuple[str, ...]) -> None:
-    rows = st.session_state[table_key]["selection"]["rows"]
-    write_query({keys.URL_COMPARE: [ids[r] for r in rows if 0 <= r < len(ids)][:MAX_PAPERS]})
-
+if len(picked) >= MAX_PAPERS:
+    st.caption(f"{MAX_PAPERS} papers picked, the most Compare takes: remove one to add another.")
+elif query.strip():
+    found = lookup.find_papers(components.lookup_text(view), view.papers["id"], query, limit=FOUND_SHOWN + 1)
+    if not len(found):
+        st.caption(
+            escape_markdown(f'No paper of the corpus has "{query.strip()}" in its title, authors or id.')
+        )
+    for row in found[:FOUND_SHOWN]:
+        paper_id = str(view.papers["id"].iloc[row])
+        st.button(
+            "Add · " + escape_markdown(_paper_line(int(row))[:150]),
+            key=f"{keys.COMPARE_ADD_PREFIX}.found.{paper_id}",
+            on_click=_add,
+            args=(paper_id,),
+            disabled=paper_id in picked,
+            type="tertiary",
+        )
+    if len(found) > FOUND_SHOWN:
+        st.caption(
+            f"The first {FOUND_SHOWN} matches, in corpus order: type more of the title to narrow them."
+        )
 
 if len(picked) < 2:
     st.info(
-        "Pick two to four papers: type part of a title above, or tick them in the table below "
-        "(the sidebar filters narrow both).",
+        "Pick two to four papers: find them above, or tick them on the Papers page and press "
+        '"Compare the ticked papers" (or "Compare with…" under an opened paper).',
         icon=":material/compare:",
-    )
-    # One page of rows at a time, like the Papers page: st.dataframe sends every row it is given.
-    page = components.page_rows(
-        len(filtered_rows), f"{keys.COMPARE_TABLE}.page.{view.filters.slug()}", has_download=False
-    )
-    rows = components.rows_of(view.papers, filtered_rows[page], ("id", "title", "topic", "code_status"))
-    # A key per filter state and page, so a stale row number never picks the wrong paper.
-    table_key = f"{keys.COMPARE_TABLE}.{view.filters.slug()}.{page.start}"
-    st.dataframe(
-        components.papers_table(rows, columns=("title", "topic", "code_status")).assign(
-            code_status=rows["code_status"].str.replace("_", " "),
-            topic=rows["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
-            if view.analysis is not None
-            else "",
-        ),
-        key=table_key,
-        on_select=partial(_on_table_pick, table_key, tuple(rows["id"].astype("str"))),
-        selection_mode="multi-row",
-        hide_index=True,
-        width="stretch",
-        height=components.table_height(len(rows), visible=10),
-        column_config={  # fits the 820 px a 1280 px window leaves; wider windows stretch the columns
-            "title": st.column_config.TextColumn("Title", width=450),
-            "topic": st.column_config.TextColumn("Topic", width=200),
-            "code_status": st.column_config.TextColumn("Code status", width=110),
-        },
     )
     if len(picked) == 1 and view.analysis is not None:
         nearest = view.analysis.most_similar(picked[0], n=6)

@@ -7,12 +7,13 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, export, figures
+from dashboard import charts, export, figures, lookup
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
 from dashboard.ui import data, keys, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
@@ -218,6 +219,37 @@ def safe_links(urls: pd.Series) -> pd.Series:
 
 
 PAPERS_PAGE = Path(__file__).resolve().parents[1] / "app_pages" / "papers.py"
+COMPARE_PAGE = Path(__file__).resolve().parents[1] / "app_pages" / "compare.py"
+COMPARE_AT_MOST = 4
+
+
+def compare_button(ids: Sequence[str], *, key: str, label: str = "") -> None:
+    """A button that opens Compare with these 2-4 papers (or one, to pick the others there).
+
+    More than `COMPARE_AT_MOST` are not cut silently: the button is off and says why.
+    """
+    too_many = len(ids) > COMPARE_AT_MOST
+    text = label or f"Compare the {len(ids)} ticked papers"
+    if too_many:
+        text = f"Compare takes {COMPARE_AT_MOST} papers at most: {len(ids):,} are ticked"
+    if st.button(text, key=key, disabled=too_many or not ids, icon=":material/compare:"):
+        query = read_query()
+        query.pop(keys.URL_PAPER, None)
+        query.pop(keys.URL_SORT, None)
+        query[keys.URL_COMPARE] = list(ids)
+        st.switch_page(COMPARE_PAGE, query_params=query)
+
+
+def paper_link(paper_id: str) -> str:
+    """The address of this paper on the Papers page, with the filters now in the URL."""
+    query = read_query()
+    query[keys.URL_PAPER] = [paper_id]
+    # The card is on the Papers page, so the browser's address ends in /papers (no address under
+    # AppTest: then the link is relative to the app).
+    base = (st.context.url or "").split("?")[0].rstrip("/")
+    if not base.endswith("/papers"):
+        base += "/papers"
+    return base + "?" + urlencode(query, doseq=True)
 
 
 def open_paper(paper_id: str) -> None:
@@ -252,6 +284,15 @@ def paper_card(
         else ""
     )
     html(f"<div class='pd-title'>{text_html(title)}{derived}</div>")
+    authors = paper.get("authors")
+    if _non_empty(authors):
+        html("<div class='pd-meta'>" + text_html(joined(authors, limit=12)) + "</div>")
+    actions = st.columns([1, 1, 3], vertical_alignment="center")
+    with actions[0]:
+        compare_button([str(paper["id"])], key=f"{keys.PAPERS_COMPARE}.{paper['id']}", label="Compare with…")
+    with actions[1], st.popover("Copy link", icon=":material/link:"):
+        st.caption("The link opens this paper with the same filters:")
+        st.code(paper_link(str(paper["id"])), language=None, wrap_lines=True)
     facts = [
         str(paper.get("venue") or ""),
         tables.year_text(paper.get("year")),
@@ -344,6 +385,18 @@ def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Seq
     """Those rows (by position) of those columns the table has: no copy of any other row or column."""
     present = [c for c in columns if c in papers.columns]
     return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]
+
+
+def lookup_text(view: View) -> Any:
+    """The text Compare's search reads (`dashboard.lookup.lookup_text`), made once per corpus."""
+    return _lookup_text(view.source.digest, view.papers)
+
+
+@st.cache_resource(
+    show_spinner="Preparing the search by title, author and id (once per corpus)…", max_entries=4
+)
+def _lookup_text(digest: str, _papers: pd.DataFrame) -> Any:
+    return lookup.lookup_text(_papers)
 
 
 def positions_of(view: View, ids: Iterable[str]) -> dict[str, int]:
@@ -484,19 +537,28 @@ def filter_bars(
 
 
 def _on_row_pick(table_key: str, ids: Sequence[str]) -> None:
-    state = st.session_state.get(table_key)
-    rows = state["selection"]["rows"] if state else []
-    if rows and 0 <= rows[0] < len(ids):
+    rows = selected_rows(table_key, len(ids))
+    if len(rows) == 1:  # one ticked row opens it; several are for Compare
         open_paper(ids[rows[0]])
 
 
-def table_height(rows: int, visible: int = 14) -> int:
+def selected_rows(table_key: str, n_rows: int) -> list[int]:
+    """The ticked rows of a dataframe drawn with ``key=table_key`` (its last run), in range."""
+    state = st.session_state.get(table_key)
+    rows = state["selection"]["rows"] if state else []
+    return [int(r) for r in rows if 0 <= int(r) < n_rows]
+
+
+ROW_PX = 35  # st.dataframe's own row height
+WRAPPED_ROW_PX = 68  # three lines: the grid wraps text in rows taller than 4 rem (64 px)
+
+
+def table_height(rows: int, visible: int = 14, row_px: int = ROW_PX) -> int:
     """Pixel height showing up to ``visible`` rows of a dataframe without empty space below."""
-    return 38 + 35 * max(1, min(rows, visible))
+    return 38 + row_px * max(1, min(rows, visible))
 
 
 PAGE_ROWS = 1_000  # st.dataframe sends every row it is given to the browser: more go a page at a time
-PICKER_OPTIONS = 1_000  # a multiselect sends every option to the browser too: more are not offered
 
 
 def page_rows(n_rows: int, key: str, what: str = "papers", *, has_download: bool = True) -> slice:
@@ -549,34 +611,43 @@ def show_table(
     )
 
 
-def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int | None = None) -> None:
-    """The papers as a table (one `page_rows` page of them); selecting a row opens that paper (id in URL)."""
+def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int | None = None) -> list[str]:
+    """The papers as a table; ticking one row opens that paper (id in URL). Returns the ticked ids.
+
+    Titles, authors and topics wrap over three lines (a title cut at 30 characters told nothing).
+    Several ticked rows open nothing: the page offers to compare them.
+    """
     display = papers_table(table, columns=PAPER_COLUMNS)
     if "topic" in display.columns:
         display["topic"] = table["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
     if "code_status" in display.columns:
         display["code_status"] = display["code_status"].str.replace("_", " ")
-    if "areas" in display.columns and not display["areas"].astype(bool).any():
-        display = display.drop(columns="areas")
+    for column in ("areas", "authors"):
+        if column in display.columns and not display[column].astype(bool).any():
+            display = display.drop(columns=column)
     # Venue and year share one column ("NeurIPS 2023"), shown when either tells the papers apart.
     if any(c in view.papers.columns and view.papers[c].nunique(dropna=True) > 1 for c in ("venue", "year")):
         display["venue"] = tables.venue_year(table)
-    # A new key for every filter state, so a stale row number never opens the wrong paper.
+    # A new key for every filter state and order, so a stale row number never opens the wrong paper.
     table_key = f"{key}.{view.filters.slug()}"
+    ids = tuple(str(i) for i in table["id"])
     st.dataframe(
         display,
         key=table_key,
-        on_select=partial(_on_row_pick, table_key, tuple(table["id"])),
-        selection_mode="single-row",
+        on_select=partial(_on_row_pick, table_key, ids),
+        selection_mode="multi-row",
         hide_index=True,
         width="stretch",
-        height=height or table_height(len(display)),
+        height=height or table_height(len(display), row_px=WRAPPED_ROW_PX),
+        row_height=WRAPPED_ROW_PX,
         column_config=paper_column_config(display.columns),
     )
+    return [ids[r] for r in selected_rows(table_key, len(ids))]
 
 
 PAPER_COLUMNS: tuple[str, ...] = (
     "title",
+    "authors",
     "method_names",
     "topic",
     "areas",
@@ -586,23 +657,24 @@ PAPER_COLUMNS: tuple[str, ...] = (
 
 # Pixel widths that fit a 1280 px window with the sidebar open (about 820 px for the grid, its
 # checkbox column included); a wider window gives every column the same number of extra pixels.
-TITLE_WIDTH = 215
+TITLE_WIDTH = 220
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH),
+    "authors": st.column_config.TextColumn("Authors", width=100),
     "method_names": st.column_config.TextColumn(
-        "Methods", width=85, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
+        "Methods", width=70, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
     ),
-    "topic": st.column_config.TextColumn("Topic", width=130),
-    "areas": st.column_config.TextColumn("Areas", width=95),
+    "topic": st.column_config.TextColumn("Topic", width=105),
+    "areas": st.column_config.TextColumn("Areas", width=75),
     "code_url": st.column_config.LinkColumn(
         "Code",
         display_text=r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)",
-        width=105,
+        width=85,
         help="The paper's own repository (empty: see the code status in the paper's details)",
     ),
     "code_status": st.column_config.TextColumn("Code status", width=100),
     "n_words": st.column_config.NumberColumn("Words", width=50, format="%d"),
-    "venue": st.column_config.TextColumn("Venue", width=90),
+    "venue": st.column_config.TextColumn("Venue", width=75),
 }
 
 
@@ -615,6 +687,122 @@ def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
     shown = set(shown)
     spare = sum(PAPER_COLUMN_CONFIG[c]["width"] for c in (*PAPER_COLUMNS, "venue") if c not in shown)
     return {**PAPER_COLUMN_CONFIG, "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH + spare)}
+
+
+# --------------------------------------------------------------------- the Papers table's order
+
+SHOW_MORE_ROWS = 1_000  # st.dataframe sends every row it is given: more are added on request
+
+
+def sort_setting(view: View) -> tuple[str, bool]:
+    """The Papers table's order from the URL: ``sort=title`` (A to Z), ``sort=-title``; "" is corpus order."""
+    value = (st.query_params.get_all(keys.URL_SORT) or [""])[-1]
+    column, descending = value.lstrip("-"), value.startswith("-")
+    if column not in sortable_columns(view):
+        return "", False
+    return column, descending
+
+
+def sortable_columns(view: View) -> list[str]:
+    """The `tables.SORTS` columns this corpus has something in (no "Year" for a corpus without years)."""
+    papers = view.papers
+    return [c for c in tables.SORTS if c in papers.columns and (c != "topic" or view.analysis is not None)]
+
+
+def describe_order(column: str, descending: bool) -> str:
+    """The table's order in words: ``"in corpus order"``, ``"by title, A to Z"``.
+
+    >>> describe_order("n_words", True)
+    'by words in the abstract, most first'
+    """
+    if not column:
+        return "in corpus order (as in the files)"
+    label = tables.SORTS[column][0].lower()
+    if column == "n_words":
+        return f"by {label}, {'most' if descending else 'fewest'} first"
+    if column == "year":
+        return f"by year, {'newest' if descending else 'oldest'} first"
+    if column == "topic":
+        return "by topic, as in the topic list" + (" (reversed)" if descending else "")
+    return f"by {label}, {'Z to A' if descending else 'A to Z'}"
+
+
+def _on_sort_change() -> None:
+    column = st.session_state.get(keys.PAPERS_SORT) or ""
+    descending = st.session_state.get(keys.PAPERS_SORT_DESCENDING) == "desc"
+    write_query({keys.URL_SORT: (("-" if descending else "") + column) if column else None})
+
+
+def sort_controls(view: View) -> tuple[str, bool]:
+    """ "Sort by" and its direction above the Papers table (kept in the URL); returns the order."""
+    column, descending = sort_setting(view)
+    options = ["", *sortable_columns(view)]
+    sync_widget(keys.PAPERS_SORT, column)
+    sync_widget(keys.PAPERS_SORT_DESCENDING, "desc" if descending else "asc")
+    left, right = st.columns([2, 3], vertical_alignment="bottom")
+    left.selectbox(
+        "Sort by",
+        options,
+        key=keys.PAPERS_SORT,
+        format_func=lambda c: tables.SORTS[c][0] if c else "Corpus order",
+        on_change=_on_sort_change,
+        help="Sorts every filtered paper, not only the rows on screen (a click on a column header "
+        "sorts the rows shown).",
+    )
+    right.segmented_control(
+        "Direction",
+        ["asc", "desc"],
+        key=keys.PAPERS_SORT_DESCENDING,
+        format_func=lambda d: "Ascending" if d == "asc" else "Descending",
+        on_change=_on_sort_change,
+        disabled=not column,
+    )
+    return column, descending
+
+
+def ordered_rows(view: View, column: str, descending: bool) -> np.ndarray:
+    """Positions of the filtered papers in the order asked for (cached per filters and order)."""
+    rows = np.flatnonzero(view.mask.to_numpy())
+    if not column:
+        return rows
+    rank = {t: n for n, t in enumerate(view.topic_order)}
+    return _ordered(view.source.digest, repr(view.filters), column, descending, view.papers, rows, rank)
+
+
+@st.cache_data(show_spinner="Sorting…", max_entries=32)
+def _ordered(
+    digest: str,
+    filters_key: str,
+    column: str,
+    descending: bool,
+    _papers: pd.DataFrame,
+    _rows: np.ndarray,
+    _rank: dict[int, int],
+) -> np.ndarray:
+    return tables.sort_rows(_papers, _rows, column, descending=descending, topic_rank=_rank)
+
+
+def shown_rows(n_rows: int, key: str) -> int:
+    """How many rows the table shows: `SHOW_MORE_ROWS`, and as many more per click on "Show more"."""
+    return min(n_rows, int(st.session_state.get(key, SHOW_MORE_ROWS)))
+
+
+def _show_more(key: str) -> None:
+    st.session_state[key] = int(st.session_state.get(key, SHOW_MORE_ROWS)) + SHOW_MORE_ROWS
+
+
+def show_more_button(n_shown: int, n_rows: int, key: str) -> None:
+    """Under a long table: a button adding the next rows (the table keeps those shown)."""
+    if n_shown >= n_rows:
+        return
+    more = min(SHOW_MORE_ROWS, n_rows - n_shown)
+    st.button(
+        f"Show {more:,} more ({n_shown:,} of {n_rows:,} shown)",
+        key=key + ".button",
+        on_click=_show_more,
+        args=(key,),
+        icon=":material/expand_more:",
+    )
 
 
 # --------------------------------------------------------------------- the paper map

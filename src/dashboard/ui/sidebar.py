@@ -57,8 +57,8 @@ def count_line(shown: int, total: int) -> str:
 # --------------------------------------------------------------------- callbacks (run before the script)
 
 
-# Every paper has exactly one of these: choosing all of them ("Select all") is no filter at all.
-WHOLE_WHEN_ALL: frozenset[str] = frozenset({"topic", "code"})
+# Every paper has exactly one topic: choosing all of them ("Select all") is no filter at all.
+WHOLE_WHEN_ALL: frozenset[str] = frozenset({"topic"})
 
 
 def _on_filter_change(field: str, widget_key: str, options: Sequence[Any] = ()) -> None:
@@ -72,7 +72,7 @@ def _on_filter_change(field: str, widget_key: str, options: Sequence[Any] = ()) 
         new = (None if low <= lowest else low, None if high >= highest else high)
     else:
         new = tuple(value or ())
-        if field in WHOLE_WHEN_ALL and options and set(new) >= set(options):
+        if field in WHOLE_WHEN_ALL and len(options) > 1 and set(new) >= set(options):
             new = ()  # the same papers as "Any", so the URL says nothing rather than every value
             st.session_state[widget_key] = []
     update_filters(lambda f: dataclasses.replace(f, **{field: new}))

@@ -359,3 +359,61 @@ def _terms_text(terms: object, limit: int = 10) -> str:
         return ""
     words = [str(t[0]) if isinstance(t, list | tuple) else str(t) for t in list(terms)[:limit]]
     return ", ".join(words)
+
+
+# --- the Papers table's order ------------------------------------------------------------------------
+# Columns a user can sort the Papers table by: (label, the column it reads). Corpus order is none.
+SORTS: dict[str, tuple[str, str]] = {
+    "title": ("Title", "title"),
+    "authors": ("First author", "authors"),
+    "method_names": ("Method name", "method_names"),
+    "topic": ("Topic (as in the topic list)", "topic"),
+    "areas": ("Research area", "areas"),
+    "code_status": ("Code status", "code_status"),
+    "venue": ("Venue", "venue"),
+    "year": ("Year", "year"),
+    "n_words": ("Words in the abstract", "n_words"),
+}
+
+
+def _first_text(values: object) -> str:
+    if isinstance(values, list | tuple | np.ndarray):
+        return str(values[0]).lower() if len(values) else ""
+    return "" if values is None or (isinstance(values, float) and np.isnan(values)) else str(values).lower()
+
+
+def sort_rows(
+    papers: pd.DataFrame,
+    rows: np.ndarray,
+    column: str,
+    *,
+    descending: bool = False,
+    topic_rank: Mapping[int, int] | None = None,
+) -> np.ndarray:
+    """``rows`` (positions in ``papers``) ordered by ``column``; ties and blanks keep corpus order.
+
+    Text sorts without case, a list column by its first item, topics by ``topic_rank`` (the topic
+    list's order); empty values come last in either direction.
+
+    >>> papers = pd.DataFrame({"title": ["b", "A", ""], "n_words": [3, 1, 2]})
+    >>> sort_rows(papers, np.arange(3), "title").tolist(), sort_rows(papers, np.arange(3), "n_words").tolist()
+    ([1, 0, 2], [1, 2, 0])
+    """
+    if column not in papers.columns or len(rows) < 2:
+        return rows
+    values = papers[column].iloc[rows]
+    if column == "topic" and topic_rank is not None:
+        keys = values.map(lambda t: topic_rank.get(int(t), len(topic_rank))).to_numpy(dtype=np.int64)
+        blank = np.zeros(len(rows), dtype=bool)
+    elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        blank = np.isnan(numbers)
+        keys = np.where(blank, 0.0, numbers)
+    else:
+        text = values.map(_first_text) if is_list_column(values) or values.dtype == object else values
+        text = pd.Series(text, dtype="str").str.lower().str.strip().fillna("")
+        blank = (text == "").to_numpy()
+        keys = pd.factorize(text, sort=True)[0]
+    keys = -keys if descending else keys
+    order = np.lexsort((np.arange(len(rows)), keys, blank))  # last key first: blanks, then value, then corpus
+    return rows[order]
