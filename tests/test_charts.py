@@ -225,3 +225,13 @@ def test_the_map_names_each_cluster_where_it_lies_instead_of_a_legend() -> None:
         name = f"<b>{charts.map_label(topic, group['topic_label'].iloc[0])}</b>"
         assert labels[name] == (pytest.approx(group["x"].median()), pytest.approx(group["y"].median()))
     assert len(labels) == len(set(PAPERS["topic"]) - {-1})  # no label for the outliers
+
+
+def test_the_word_cloud_draws_only_words_big_enough_to_read() -> None:
+    # 150 terms of falling frequency, as the Terms page passes: the tail used to be drawn at 5 px.
+    frequencies = {f"term{n:03d}": 1000 / (n + 1) for n in range(150)}
+    layout = charts.cloud_layout(frequencies)
+    assert layout, "something is drawn"
+    assert min(size for _, size in layout) >= charts.CLOUD_MIN_FONT * charts.CLOUD_SCALE
+    assert len(layout) < len(frequencies)  # the unreadable tail is left out
+    assert layout[0][0] == "term000"

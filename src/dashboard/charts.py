@@ -18,6 +18,7 @@ import io
 import re
 import textwrap
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -466,6 +467,48 @@ def cloud_drawable(term: str) -> bool:
 
 
 CLOUD_SCALE = 2.5
+# The cloud is laid out on a canvas 2.5 times smaller than its picture, and the picture (1000 px)
+# is shown about 490 px wide (the Terms page's right column at 1280 px): a canvas font of 9 is
+# 9 x 2.5 x 0.49 = 11 px on screen, the smallest a word is drawn in (the default, 4, gave 5 px).
+CLOUD_MIN_FONT = 9
+CLOUD_MAX_WORDS = 80
+
+
+def cloud_layout(
+    frequencies: Mapping[str, float], *, width: int = 1000, height: int = 440, random_state: int = 0
+) -> list[tuple[str, float]]:
+    """The words the cloud draws and their font size in the picture's pixels, largest first."""
+    cloud = _cloud(frequencies, width=width, height=height, random_state=random_state)
+    return [(str(word), float(size) * CLOUD_SCALE) for (word, _), size, *_ in cloud.layout_]
+
+
+def _cloud(frequencies: Mapping[str, float], *, width: int, height: int, random_state: int) -> Any:
+    from wordcloud import WordCloud  # imported here: building the cloud is the only use
+
+    drawable = {t: float(w) for t, w in frequencies.items() if w > 0 and t.strip() and cloud_drawable(t)}
+    if not drawable:
+        raise ValueError("no drawable terms")
+    palette = PALETTE[:12]
+
+    def colour(word: str, **_: object) -> str:
+        return palette[sum(map(ord, word)) % len(palette)]
+
+    # Laid out on a canvas 2.5 times smaller and drawn at that scale: 0.05 s instead of 0.46 s for
+    # 1000 x 440, which was most of a filter change on the Terms page. Words that would be smaller
+    # than CLOUD_MIN_FONT are left out rather than drawn unreadably.
+    return WordCloud(
+        width=max(1, round(width / CLOUD_SCALE)),
+        height=max(1, round(height / CLOUD_SCALE)),
+        scale=CLOUD_SCALE,
+        background_color=None,
+        mode="RGBA",
+        max_words=CLOUD_MAX_WORDS,
+        min_font_size=CLOUD_MIN_FONT,
+        prefer_horizontal=0.95,
+        random_state=random_state,
+        color_func=colour,
+        collocations=False,
+    ).generate_from_frequencies(drawable)
 
 
 def word_cloud_png(
@@ -473,38 +516,15 @@ def word_cloud_png(
     *,
     width: int = 1000,
     height: int = 440,
-    max_words: int = 120,
     random_state: int = 0,
 ) -> bytes:
     """A word cloud of ``frequencies`` (term -> weight) as PNG bytes with a transparent background.
 
-    Terms the font cannot draw are left out (see `cloud_drawable`); colours are mid-tones that read
-    on light and dark themes. Raises ValueError when no term is left to draw.
+    Terms the font cannot draw are left out (see `cloud_drawable`), and so are words that would be
+    too small to read (`CLOUD_MIN_FONT`); the topic colours read on light and dark themes. Raises
+    ValueError when no term is left to draw.
     """
-    from wordcloud import WordCloud  # imported here: building the cloud is the only use
-
-    drawable = {t: float(w) for t, w in frequencies.items() if w > 0 and t.strip() and cloud_drawable(t)}
-    if not drawable:
-        raise ValueError("no drawable terms")
-    palette = PALETTE[:10]
-
-    def colour(word: str, **_: object) -> str:
-        return palette[sum(map(ord, word)) % len(palette)]
-
-    # Laid out on a canvas 2.5 times smaller and drawn at that scale: 0.05 s instead of 0.46 s for
-    # 1000 x 440, which was most of a filter change on the Terms page.
-    cloud = WordCloud(
-        width=max(1, round(width / CLOUD_SCALE)),
-        height=max(1, round(height / CLOUD_SCALE)),
-        scale=CLOUD_SCALE,
-        background_color=None,
-        mode="RGBA",
-        max_words=max_words,
-        prefer_horizontal=0.95,
-        random_state=random_state,
-        color_func=colour,
-        collocations=False,
-    ).generate_from_frequencies(drawable)
+    cloud = _cloud(frequencies, width=width, height=height, random_state=random_state)
     buffer = io.BytesIO()
     cloud.to_image().save(buffer, format="PNG", compress_level=1)  # a third of the time of level 6
     return buffer.getvalue()

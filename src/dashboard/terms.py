@@ -408,7 +408,10 @@ def keyword_in_context(
             continue
         for match in pattern.finditer(text):
             start, end = match.span()
-            left = " ".join(text[max(0, start - width) : start].split())
+            window = text[max(0, start - width) : start]
+            if start > width and not text[start - width - 1].isspace():
+                window = window.split(None, 1)[-1] if window.strip().count(" ") else window  # no half word
+            left = " ".join(window.split())
             right = " ".join(text[end : end + width].split())
             if start > width:
                 left = "…" + left

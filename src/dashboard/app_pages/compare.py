@@ -31,6 +31,7 @@ titles = dict(
 
 def _add(paper_id: str) -> None:
     write_query({keys.URL_COMPARE: [*picked, paper_id][:MAX_PAPERS]})
+    st.session_state[keys.COMPARE_FIND] = ""  # the matches made their point: the comparison comes next
 
 
 def _remove(paper_id: str) -> None:

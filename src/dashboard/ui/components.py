@@ -657,15 +657,15 @@ PAPER_COLUMNS: tuple[str, ...] = (
 
 # Pixel widths that fit a 1280 px window with the sidebar open (about 820 px for the grid, its
 # checkbox column included); a wider window gives every column the same number of extra pixels.
-TITLE_WIDTH = 220
+TITLE_WIDTH = 210
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH),
-    "authors": st.column_config.TextColumn("Authors", width=100),
+    "authors": st.column_config.TextColumn("Authors", width=95),
     "method_names": st.column_config.TextColumn(
-        "Methods", width=70, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
+        "Methods", width=80, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
     ),
-    "topic": st.column_config.TextColumn("Topic", width=105),
-    "areas": st.column_config.TextColumn("Areas", width=75),
+    "topic": st.column_config.TextColumn("Topic", width=100),
+    "areas": st.column_config.TextColumn("Areas", width=90),
     "code_url": st.column_config.LinkColumn(
         "Code",
         display_text=r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)",
@@ -674,7 +674,7 @@ PAPER_COLUMN_CONFIG: dict[str, Any] = {
     ),
     "code_status": st.column_config.TextColumn("Code status", width=100),
     "n_words": st.column_config.NumberColumn("Words", width=50, format="%d"),
-    "venue": st.column_config.TextColumn("Venue", width=75),
+    "venue": st.column_config.TextColumn("Venue", width=70),
 }
 
 
