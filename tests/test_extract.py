@@ -262,7 +262,7 @@ TITLES = [
         "architectures that achieves "
         "the efficiency of latent diffusion.",
         ["Latent Forcing"],
-        "Latent Forcing: a simple modification to existing architectures that achieves the efficiency…",
+        "Latent Forcing: a simple modification to existing architectures",  # the clause ends there
     ),
     (
         "We propose SWING: Space Walks for Implicit Network Graphs, a new class of algorithms.",
@@ -294,7 +294,26 @@ TITLES = [
         "In this work, we study how MoE models behave under distribution shift, focusing on how "
         "routing interacts.",
         [],
-        "We study how MoE models behave under distribution shift, focusing on how…",
+        "We study how MoE models behave under distribution shift",
+    ),
+    # A long first sentence ends where a clause that only adds to it starts (issue 12, item 4).
+    (
+        "Template-free retrosynthesis methods treat the task as black-box sequence generation, limiting "
+        "learning efficiency, while semi-template approaches rely on rigid reaction libraries.",
+        [],
+        "Template-free retrosynthesis methods treat the task as black-box sequence generation",
+    ),
+    (
+        "Diffusion posterior sampling conditions diffusion priors on measurements, but data-consistency "
+        "updates are expensive.",
+        [],
+        "Diffusion posterior sampling conditions diffusion priors on measurements",
+    ),
+    (
+        "We propose ElicitR, a retriever–LM framework with generative regularization that captures nuanced "
+        "relationships among passages.",
+        ["ElicitR"],
+        "ElicitR: a retriever–LM framework with generative regularization",
     ),
     ("e.g. this is a test of abbreviations. Second sentence.", [], "E.g. this is a test of abbreviations"),
     ("Short.", [], "Short"),

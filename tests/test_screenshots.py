@@ -75,7 +75,7 @@ def test_every_page_at_three_widths(app_url: str, chromium: object, theme: str) 
             shoot_widths(page, "papers_opened", theme)
         if name == "compare":  # and with two papers found by the search box and compared
             for _ in range(2):
-                find = page.locator("input[aria-label=\"Find a paper to add\"]")
+                find = page.locator('input[aria-label="Find a paper to add"]')
                 find.fill("the")
                 find.press("Enter")
                 settle(page)

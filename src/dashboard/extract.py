@@ -815,10 +815,30 @@ def _unspaced(text: str) -> bool:
     return len(text) >= 6 and text.count(" ") <= 2 and not text.isascii()
 
 
+# Where a clause that only adds to the main one starts: a title ends before it when it runs long.
+_CLAUSE_START = re.compile(
+    r",\s+(?:but|which|while|whereas|yet|thereby|thus|limiting|raising|causing|leading|making|allowing|"
+    r"enabling|resulting|requiring|focusing|where|and thus|as)\s|\s(?:that|which|whose)\s",
+    re.IGNORECASE,
+)
+_CLAUSE_MIN_WORDS = 4
+
+
 def _shorten(text: str, limit: int) -> str:
     words = text.split()
     if len(words) <= limit:
         return " ".join(words).rstrip(" ,;:–—-")
+    # A whole clause reads better than twelve words cut mid-phrase: end at the last clause start
+    # within the limit that leaves a title of some words.
+    joined = " ".join(words)
+    cuts = [
+        m.start()
+        for m in _CLAUSE_START.finditer(joined)
+        if len(joined[: m.start()].split()) >= _CLAUSE_MIN_WORDS
+    ]
+    cuts = [c for c in cuts if len(joined[:c].split()) <= limit]
+    if cuts:
+        return joined[: cuts[-1]].rstrip(" ,;:–—-")
     kept = words[:limit]
     while len(kept) > 3 and kept[-1].lower().strip(",;:") in _DANGLING:
         kept.pop()
