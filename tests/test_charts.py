@@ -235,3 +235,11 @@ def test_the_word_cloud_draws_only_words_big_enough_to_read() -> None:
     assert min(size for _, size in layout) >= charts.CLOUD_MIN_FONT * charts.CLOUD_SCALE
     assert len(layout) < len(frequencies)  # the unreadable tail is left out
     assert layout[0][0] == "term000"
+
+
+def test_topic_bar_labels_are_short_enough_for_half_a_page_at_1024_px() -> None:
+    label = "reinforcement learning · policy optimization · offline reward models"
+    bar = charts.topic_sizes(pd.DataFrame({"topic": [7], "label": [label]}), pd.Series({7: 3})).to_dict()
+    data = bar["data"][0]
+    assert len(data["y"][0]) <= len("7: ") + charts.TOPIC_AXIS_CHARS
+    assert data["hovertext"][0] == f"7: {label}"  # the whole label on hover

@@ -194,7 +194,11 @@ def topic_sizes(
             orientation="h",
             marker_color=colours,
             customdata=table["topic"].to_numpy(),
-            hovertemplate="%{y}<br>%{x} papers<extra>click to filter</extra>",
+            hovertext=[
+                _topic_axis_label(t, label, 80)
+                for t, label in zip(table["topic"], table["label"], strict=True)
+            ],
+            hovertemplate="%{hovertext}<br>%{x} papers<extra>click to filter</extra>",
         )
     )
     fig.update_yaxes(autorange="reversed", automargin=True)
@@ -203,10 +207,15 @@ def topic_sizes(
     return _base_layout(fig, title, "Papers", "", _bar_height(len(table)))
 
 
-def _topic_axis_label(topic: int, label: object) -> str:
+# A topic bar's label is cut to this: at 1024 px a half-page chart cut longer labels off on the left
+# (Plotly's automargin gives the axis only so much); the hover box has the whole label.
+TOPIC_AXIS_CHARS = 30
+
+
+def _topic_axis_label(topic: int, label: object, chars: int = TOPIC_AXIS_CHARS) -> str:
     if topic == OUTLIER_TOPIC:
         return OUTLIER_LABEL
-    return f"{topic}: {safe_label(label, 40)}"
+    return f"{topic}: {safe_label(label, chars)}"
 
 
 def release_rate(
