@@ -187,3 +187,11 @@ def test_a_chart_saves_as_png_at_twice_the_size_and_as_svg() -> None:
     assert (width, height) == (800, 600)
     svg = figures.figure_image(fig, "svg", width=400).decode()
     assert svg.startswith("<svg") and "all 2 papers" in svg
+
+
+def test_the_repository_filter_counts_the_same_papers_as_the_app(seeds_report_parts: pd.DataFrame) -> None:
+    # With no answers cached every linked repository is "not checked": the papers with a repository.
+    report = report_of(seeds_report_parts, {"repo": ["not_checked"]}, theme="light", base_url="http://h:1/")
+    with_repository = int(seeds_report_parts["github_repo"].ne("").sum())
+    assert 0 < _rows(report) <= with_repository
+    assert _rows(report) < len(seeds_report_parts)

@@ -73,6 +73,7 @@ def report_of(papers: Any, query: dict[str, list[str]], *, theme: str, base_url:
     """The report of ``papers`` (as read) under the URL ``query``, analysed as the app analyses them."""
     from dashboard.analysis import analyze
     from dashboard.filters import Filters, facet_counts
+    from dashboard.repocheck.columns import default_cache, read_answers, with_repo_columns
     from dashboard.report import ReportView, build_report
     from dashboard.terms import TermCounts
 
@@ -82,7 +83,10 @@ def report_of(papers: Any, query: dict[str, list[str]], *, theme: str, base_url:
     analysis = (
         analyze(papers, n_topics=filters.k if filters.k is not None else "auto") if len(papers) >= 2 else None
     )
-    table = analysis.papers if analysis is not None else papers
+    # Repository states from the cache (never the network), as the app's table has them, so `repo=`
+    # filters the same papers here as there.
+    answers, _ = read_answers(default_cache())
+    table = with_repo_columns(analysis.papers if analysis is not None else papers, answers)
     facets = facet_counts(table)
     filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
     for notice in restricted:
