@@ -248,7 +248,8 @@ def add_to_list(view: View, rows: Sequence[int] | np.ndarray, *, key: str, what:
 
 def add_filtered(view: View, key: str) -> None:
     """Add every paper the filters select (the papers picked on the map, when some are)."""
-    what = "picked papers" if view.filters.id else ("papers" if view.filters.is_empty else "filtered papers")
+    picked = view.filters.id or view.filters.box
+    what = "picked papers" if picked else ("papers" if view.filters.is_empty else "filtered papers")
     add_to_list(view, np.flatnonzero(view.mask.to_numpy()), key=key, what=what)
 
 
