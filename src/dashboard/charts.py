@@ -3,8 +3,8 @@
 Every figure has a title and labelled axes. Text that comes from the corpus (titles, topic labels,
 terms) is HTML-escaped once (`_escape`) before it reaches Plotly, whose labels understand a little
 HTML, so a hostile title shows literally; invisible and bidi characters are removed first
-(`dashboard.screen.visible`), so a right-to-left override cannot reorder a label. Charts never
-import streamlit; pages pass their output to `st.plotly_chart`.
+(`dashboard.screen.visible`), so a right-to-left override cannot reorder a label. This module
+knows nothing of Streamlit: pages pass its figures to `components.chart`.
 
     >>> fig = top_counts(pd.Series({"ImageNet": 7, "QM9": 2}), title="Datasets", x_title="Papers")
     >>> fig.layout.title.text
