@@ -6,13 +6,20 @@ where either is missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from server import running_app
-from test_browser import CHROMIUM, SCREENSHOTS, SOFT_NAVIGATE, no_errors, open_page, settle
+from test_browser import (  # the module's skips, app server and browser fixtures, shared
+    CHROMIUM,
+    SCREENSHOTS,
+    SOFT_NAVIGATE,
+    app_url,
+    browser,
+    no_errors,
+    open_page,
+    settle,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,27 +27,6 @@ pytestmark = [
         not CHROMIUM.exists(), reason=f"needs Debian's Chromium at {CHROMIUM} (apt install chromium)"
     ),
 ]
-sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
-
-
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(log_path=SCREENSHOTS / "server-uploads.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-        )  # fmt: skip
-        yield chromium
-        chromium.close()
 
 
 def _upload(page: object, path: Path) -> None:
