@@ -13,6 +13,7 @@ import time
 import tracemalloc
 import zipfile
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -214,3 +215,27 @@ def test_a_good_workbook_reads_as_openpyxl_reads_it() -> None:
         if any(v is not None for v in values)
     ]
     assert ours == theirs
+
+
+def test_a_load_names_each_hostile_workbook_and_reads_every_other_file(tmp_path: Path) -> None:
+    # The corpus reader goes through this module: each hostile file is one skipped file with its
+    # reason, and the good workbook, the lying one (read without padding) and a JSONL file all load.
+    from dashboard import corpus
+
+    for case, (make, _reason) in HOSTILE.items():
+        (tmp_path / f"{case}.xlsx").write_bytes(make())
+    (tmp_path / "good.xlsx").write_bytes(good())
+    (tmp_path / "dimension-lie.xlsx").write_bytes(dimension_lie())
+    (tmp_path / "more.jsonl").write_text('{"title": "Other", "abstract": "We study trees here."}\n')
+    started = time.perf_counter()
+    result = corpus.load([tmp_path])
+    seconds = time.perf_counter() - started
+    problems = result.report.skipped
+    skipped = {Path(p.source).name: p.message for p in problems if not p.place}  # whole files
+    # the lie's one far cell is a record without fields: skipped where it is, after 2 good rows
+    assert [(p.source, p.place) for p in problems if p.place] == [("dimension-lie.xlsx", "row 1048576")]
+    assert set(skipped) == {f"{case}.xlsx" for case in HOSTILE}
+    for case, (_make, reason) in HOSTILE.items():
+        assert reason in skipped[f"{case}.xlsx"], skipped[f"{case}.xlsx"]
+    assert sorted(result.papers["title"]) == ["Other", "Paper 2", "Paper 2", "Paper 3", "Paper 3"]
+    assert seconds < 30  # the whole folder: each refusal stops at its limit (generous on a busy machine)
