@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from dashboard import corpus
 from dashboard.schema import CORE_COLUMNS
+from dashboard.screen import visible
 
 
 def read(name: str, data: bytes | str, **kwargs) -> corpus.LoadResult:
@@ -716,7 +717,7 @@ SAFE_TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters="\ufeff"),
     min_size=1,
     max_size=60,
-).filter(lambda s: s.strip())
+).filter(lambda s: visible(s).strip())  # text a reader can see (invisible characters are removed)
 NAMES = st.sampled_from(
     ["a.txt", "b.md", "c", "d.json", "e.jsonl", "f.csv", "g.tsv", "h.parquet", "i.xlsx", "j.json.gz", "k.zip"]
 )
@@ -791,6 +792,6 @@ def test_papers_are_the_non_empty_paragraphs_after_the_header(
     for lines, separator in zip(paragraphs, separators, strict=False):
         text += separator + "\n".join(lines)
     result = read("corpus.txt", text)
-    expected = [" ".join(line.strip() for line in lines) for lines in paragraphs]
+    expected = [visible(" ".join(line.strip() for line in lines)) for lines in paragraphs]
     assert result.papers["abstract"].tolist() == expected
     assert result.papers["position"].tolist() == list(range(1, len(paragraphs) + 1))

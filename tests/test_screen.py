@@ -129,3 +129,36 @@ def test_an_upload_with_bidi_controls_shows_none_in_tables_options_or_charts(
     assert not at.exception
     specs = [chart.proto.spec for chart in at.get("plotly_chart")]
     assert specs and not any(screen.has_invisible(spec) for spec in specs)
+
+
+def test_the_reader_and_an_index_built_from_it_carry_no_invisible_characters(tmp_path: object) -> None:
+    # One place removes them: the reader. The file, the CLI and the prebuilt index all go through it.
+    from pathlib import Path
+
+    from dashboard import corpus, index
+
+    folder = Path(str(tmp_path))
+    import json
+
+    lines = [
+        json.dumps(
+            {
+                "title": f"T{i} \u202egnp.exe",
+                "abstract": f"We study graphs and \u2066models\u2069 {i}.",
+                "venue": "Ven\u200bue",
+                "authors": ["A\u202eda", "Bo"],
+            }
+        )
+        for i in range(30)
+    ]
+    (folder / "bidi.jsonl").write_text("\n".join(lines) + "\n")
+    loaded = corpus.load([folder / "bidi.jsonl"]).papers
+    index.build_index([folder / "bidi.jsonl"], folder / "idx", n_topics=2, workers=1)
+    built = index.open_index(folder / "idx").papers
+    for papers in (loaded, built):
+        assert papers["title"].iloc[0] == "T0 gnp.exe"
+        assert papers["venue"].iloc[0] == "Venue"
+        assert list(papers["authors"].iloc[0]) == ["Ada", "Bo"]
+        for column in papers.columns:
+            assert not papers[column].astype(str).map(screen.has_invisible).any(), column
+

@@ -237,7 +237,7 @@ def prepare(
     input: a limit refusal is `Prepared.refused`; a failed topic model is `Prepared.analysis_problem`
     (the table still shows).
     """
-    from dashboard import analysis, corpus, screen
+    from dashboard import analysis, corpus
 
     if settings:
         _apply_settings(settings)
@@ -258,7 +258,6 @@ def prepare(
         prepared.refused = refused
         return prepared
     result = corpus.load_uploads(files)
-    result.papers = screen.visible_frame(result.papers)  # no bidi control or invisible character on screen
     per_file = [report.papers for report in result.report.files]
     refused = check(
         "papers", sum(n for i, n in enumerate(per_file) if i in added), sum(per_file)

@@ -36,6 +36,7 @@ from dashboard.readers.paragraphs import _text_records
 from dashboard.readers.parquet import _parquet_records
 from dashboard.readers.report import FileReport, LoadReport, LoadResult, Problem, _Log, _Record, _Refused
 from dashboard.readers.table import _Table
+from dashboard.screen import visible_frame
 
 _SPREADSHEETS = frozenset({"csv", "tsv", "xlsx"})  # formats whose cells our exporter may have quoted
 _IGNORED_IN_FOLDERS = re.compile(r"^(?:readme|license|licence|changelog|notice|copying)\b", re.I)
@@ -196,7 +197,9 @@ def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
             link_files.append(len(reports))
         reports.append(log.report(fmt, encoding, table.n_rows - before))
     _join_code_links(table, [reports[i] for i in link_files])
-    raw = table.frame()
+    # No bidi control or invisible character goes further than the reader: not into the derived
+    # columns, the app's tables and charts, an index built from these files, nor a download.
+    raw = visible_frame(table.frame())
     papers = add_derived_columns(raw) if derive else raw
     return LoadResult(papers=papers, report=LoadReport(reports))
 

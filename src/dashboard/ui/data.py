@@ -42,7 +42,6 @@ from dashboard import (
     extract,
     filters,
     links,
-    screen,
     terms,
     uploads,
     worker,
@@ -181,7 +180,6 @@ def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
     result = corpus.load(_paths)
-    result.papers = screen.visible_frame(result.papers)  # no bidi control or invisible character on screen
     return _long_lived(result)
 
 
