@@ -97,3 +97,47 @@ def test_check_shows_states_then_the_filter_and_the_download_use_them(
     settle(page)
     assert counts(page)[0] == 9  # ten papers have their own repository; one is the placeholder
     no_errors(page)
+
+
+def test_twenty_app_sessions_checking_at_once_share_one_cache(
+    browser: object, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Twenty browser sessions of ONE server click "Check repositories" at about the same time. Each
+    # session's click runs in its own script thread, all on one SQLite file: every repository is
+    # answered once in it (nothing lost, nothing twice), the file stays sound, and every session ends
+    # with nothing left to check and no error on its page.
+    import sqlite3
+
+    world = World(auto=True)
+    world.delay = 0.05  # a slow API, so the sessions' checks overlap
+    wanted = {t.key for t in targets_in(corpus.load([REPO / "seeds"]).papers)}
+    cache = tmp_path_factory.mktemp("sessions-cache") / "repositories.sqlite"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with serving(world) as apis:
+        env = {**apis, "PAPER_DASHBOARD_CACHE": str(cache)}
+        with running_app(env=env, log_path=SCREENSHOTS / "server_repocheck_sessions.log") as url:
+            pages = []
+            for _ in range(20):
+                page = open_page(browser, height=1400)
+                page.goto(f"{url}/links")  # type: ignore[attr-defined]
+                pages.append(page)
+            for page in pages:
+                settle(page, timeout=240)
+            for page in pages:  # as fast as the clicks go: the checks run side by side on the server
+                page.get_by_role("button", name=re.compile(r"^Check repositories \(\d+ to check\)$")).click()  # type: ignore[attr-defined]
+            for page in pages:
+                page.get_by_role("button", name="Check repositories (0 to check)").wait_for(timeout=180_000)  # type: ignore[attr-defined]
+                settle(page)
+                no_errors(page)
+                assert "Repository states, per" in page.inner_text("body")  # type: ignore[attr-defined]
+            for page in pages:
+                page.context.close()  # type: ignore[attr-defined]
+    connection = sqlite3.connect(cache)
+    try:
+        keys = [row[0] for row in connection.execute("SELECT key FROM answers")]
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        connection.close()
+    assert len(keys) == len(set(keys)) and set(keys) == wanted
+    asked = {r.raw_path for r in world.requests}
+    assert len(asked) >= len(wanted)  # every repository was really asked about, by some session

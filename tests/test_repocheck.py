@@ -238,6 +238,18 @@ def test_retry_after_is_waited_for(world: World, env: dict[str, str], tmp_path: 
     assert [r.status for r in world.requests] == [403, 200]
 
 
+def test_a_bare_429_is_a_rate_limit_not_an_error(world: World, env: dict[str, str], tmp_path: Path) -> None:
+    # No X-RateLimit-* and no Retry-After: GitHub's rule is to wait at least a minute, which is
+    # longer than this run may wait, so the run stops as rate limited and the repository stays unchecked.
+    world.add_github(FakeRepo("o/busy", status=429))
+    cache = tmp_path / "c.sqlite"
+    summary = make_checker(env, cache, max_wait=5.0).run([Target(GH, "o/busy")])
+    assert "rate limit" in summary.stopped_because and summary.resume_at is not None
+    assert (summary.checked, summary.left) == (0, 1)
+    assert "github.com/o/busy" not in answers(cache)  # never cached as an error
+    assert [r.status for r in world.requests] == [429]
+
+
 def test_server_error_then_success(world: World, env: dict[str, str], tmp_path: Path) -> None:
     world.add_github(FakeRepo("o/flaky", size=90_000, fail_first=2))
     checker = make_checker(env, tmp_path / "c.sqlite", retries=3)

@@ -15,7 +15,8 @@ API host only, never logged, stored or shown (`Settings` leaves them out of its 
 
 Rate limits follow GitHub's documented rules (also what GitLab and the Hub send): a 403 or 429 with
 ``X-RateLimit-Remaining: 0`` waits until ``X-RateLimit-Reset`` (epoch seconds), one with
-``Retry-After`` waits that many seconds; a wait longer than ``max_wait`` raises `RateLimited`
+``Retry-After`` waits that many seconds, a bare 429 (or a 403 whose body says "rate limit") waits the
+minute GitHub asks for when it names no time; a wait longer than ``max_wait`` raises `RateLimited`
 with the time the run can resume, and later calls to that API fail at once without a request.
 Server errors (5xx), timeouts and dropped connections are retried with exponential backoff.
 """
@@ -328,6 +329,8 @@ def _inside(base: str, url: str) -> bool:
 
 
 def _is_rate_limit(reply: Reply) -> bool:
+    if reply.status == 429:  # "Too Many Requests" is a rate limit whatever headers come with it
+        return True
     headers = reply.headers
     if headers.get("x-ratelimit-remaining") == "0" or "retry-after" in headers:
         return True
