@@ -232,6 +232,29 @@ def test_the_load_report_says_where_venue_and_year_came_from() -> None:
         ("ICML_2024_papers.csv", "file name"): 2,
         ("miniconf-papers.json", "none"): 1,
     }
+    # The line the sidebar and the CLI show: most papers first, the ones without any at the end.
+    assert report.venue_year_line() == (
+        "Venue and year from the records (4 papers), the file name (3); none found for 1 paper"
+    )
+
+
+def test_the_cli_and_the_sidebar_show_where_venue_and_year_came_from(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from streamlit.testing.v1 import AppTest
+
+    paths = [FIXTURES / "iclr2025.json", FIXTURES / "ICML_2024_papers.csv"]
+    done = subprocess.run(
+        [sys.executable, "-m", "dashboard.cli", "stats", *map(str, paths)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "Venue and year from the records (4 papers), the file name (3)" in done.stderr
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    app.run()  # the seeds: venue and year from each file's header line
+    assert not app.exception
+    captions = [c.value.replace("\\", "") for c in app.sidebar.caption]  # markdown escapes off
+    assert "Venue and year from the header line (57 papers)" in captions
 
 
 @pytest.mark.parametrize(

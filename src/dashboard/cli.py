@@ -73,6 +73,8 @@ def load_inputs(paths: Sequence[Path], *, stream: TextIO | None = None) -> corpu
 def print_report(report: corpus.LoadReport, stream: TextIO) -> None:
     """The summary line, then one line per skipped record or warning."""
     print(report.summary(), file=stream)
+    if line := report.venue_year_line():
+        print(f"  {line}", file=stream)
     for severity, problems in (("skipped", report.skipped), ("warning", report.warnings)):
         for problem in problems:
             print(f"  {severity}: {problem}", file=stream)

@@ -98,6 +98,31 @@ class LoadReport:
         frame = pd.DataFrame(rows, columns=["source", "origin", "papers"])
         return frame.astype({"source": "str", "origin": "str", "papers": "int64"})
 
+    def venue_year_line(self) -> str:
+        """Where venue and year came from, in one line: ``Venue and year from the records (1,000
+        papers), the file name (57)``; ``""`` when nothing was read."""
+        totals: dict[str, int] = {}
+        for f in self.files:
+            for origin, n in f.venue_year_from.items():
+                totals[origin] = totals.get(origin, 0) + n
+        if not totals:
+            return ""
+        words = {"record": "the records", "file name": "the file name", "header": "the header line"}
+
+        def said(origin: str) -> str:
+            return " + ".join(words.get(part, part) for part in origin.split(" + "))
+
+        ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
+        parts = [
+            f"{said(origin)} ({n:,} paper{'s' * (n != 1)})" if i == 0 else f"{said(origin)} ({n:,})"
+            for i, (origin, n) in enumerate((o, n) for o, n in ranked if o != "none")
+        ]
+        missing = totals.get("none", 0)
+        line = "Venue and year from " + ", ".join(parts) if parts else ""
+        if missing:
+            line += ("; " if line else "") + f"none found for {missing:,} paper{'s' * (missing != 1)}"
+        return line
+
     def to_frame(self) -> pd.DataFrame:
         """Every problem as a row: source, severity ("skipped"/"warning"), place, message."""
         rows = [

@@ -258,6 +258,8 @@ def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> Non
         expanded=bool(failed),
     ):
         st.caption(escape_markdown(report.summary()))
+        if line := report.venue_year_line():
+            st.caption(escape_markdown(line))
         if len(problems):
             st.caption(
                 f"{plural(len(problems), 'problem')} (records or files skipped, or read with a warning):"
