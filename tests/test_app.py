@@ -464,12 +464,16 @@ def test_more_topics_than_the_corpus_supports_falls_back_to_auto(seeds: pd.DataF
 def test_the_title_takes_the_width_of_the_columns_left_out() -> None:
     every = (*components.PAPER_COLUMNS, "venue")
     widths = {c: components.PAPER_COLUMN_CONFIG[c]["width"] for c in every}
-    assert components.paper_column_config(every)["title"]["width"] == widths["title"]
-    single_venue = [c for c in every if c not in ("venue", "areas")]
-    grown = components.paper_column_config(single_venue)["title"]["width"]
-    assert grown == widths["title"] + widths["venue"] + widths["areas"]
-    # Either way the grid needs no more than a 1280 px window gives it (820 px, 36 of them for ticks).
-    assert sum(widths.values()) + 36 <= 820
+    others = {c: w for c, w in widths.items() if c != "title"}
+    # Every column: more than 1024 px holds, so the title keeps its least width.
+    assert components.paper_column_config(every)["title"]["width"] == components.TITLE_WIDTH
+    # The seeds' columns (one venue, no authors): the title fills the grid at 1024 px.
+    seeds = [c for c in every if c not in ("venue", "authors")]
+    grown = components.paper_column_config(seeds)["title"]["width"]
+    assert grown + sum(w for c, w in others.items() if c in seeds) == components.GRID_WIDTH
+    assert grown >= components.TITLE_WIDTH
+    # With every column the grid still fits a 1280 px window (820 px, 36 of them for ticks).
+    assert components.TITLE_WIDTH + sum(others.values()) + 36 <= 820
 
 
 def test_a_loaded_corpus_is_kept_out_of_the_garbage_collectors_full_passes() -> None:

@@ -310,9 +310,6 @@ CUT_LABELS_JS = """() => {
 }"""
 CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
     .every(chart => chart.querySelector('.main-svg'))"""
-# The Papers and Compare tables are sized for 1280 px by their own page (issue 12 item 4 reworks
-# them); at 1024 px their grids still scroll sideways.
-GRIDS_SIZED_FOR_1280 = ("papers", "compare")
 
 
 @pytest.mark.parametrize("width", [1024, 1280, 1920])
@@ -331,8 +328,7 @@ def test_layout_at_common_widths(app_url: str, browser: object, width: int) -> N
         assert overflow <= 0, name
         # nor does any table: every column is in view without scrolling its grid sideways,
         grids = page.evaluate(GRID_OVERFLOW_JS)
-        if width > 1024 or name not in GRIDS_SIZED_FOR_1280:
-            assert max(grids, default=0) <= 1, (name, grids)
+        assert max(grids, default=0) <= 1, (name, grids)
         # and no label of a chart or a metric is cut.
         assert page.evaluate(CUT_LABELS_JS) == [], name
     page.goto(f"{app_url}/papers?q=diffusion")

@@ -13,7 +13,8 @@ MAX_PAPERS = components.COMPARE_AT_MOST
 FOUND_SHOWN = 8
 LETTERS = "ABCD"
 # What the numbers are (`Analysis.similarity_matrix` and `most_similar` score tf-idf vectors).
-SIMILARITY_TITLE = "Pairwise similarity of the words (1 = same, 0 = none shared)"
+# Two lines: the chart sits in a third of the page, where one line of this was cut at 1024 px.
+SIMILARITY_TITLE = "Pairwise similarity of the words<br><sup>1 = same, 0 = none shared</sup>"
 SIMILARITY_NOTE = (
     "Cosine similarity of the abstracts' tf-idf word weights: 1 = the same words in the same "
     "proportions, 0 = no word in common. The similar papers beside are scored the same way."

@@ -24,27 +24,34 @@ released = int(is_released[in_view].sum())
 n_links = int(data.link_counts(digest, papers)[in_view].sum())
 venue_names = tables.values_in_view(data.groups(digest, k, "venue", papers), in_view)
 venues = sum(1 for venue in venue_names if str(venue) != "")
-# Fixed-width metrics in a wrapping row: at 1024 px they go on two lines instead of cutting labels.
-metrics = st.container(horizontal=True, gap="medium")
-metrics.metric("Papers", f"{n_papers:,}", help=f"{len(view.papers):,} in the corpus", width=140)
+# Fixed-width metrics in a wrapping row: five of METRIC_PX with small gaps fit one line from 1024 px
+# (676 px of page there); a narrower window wraps them instead of cutting labels.
+METRIC_PX = 120
+metrics = st.container(horizontal=True, gap="small")
+metrics.metric("Papers", f"{n_papers:,}", help=f"{len(view.papers):,} in the corpus", width=METRIC_PX)
 if view.analysis is not None:
     topic_groups = data.groups(digest, k, "topic", papers)
     not_outlier = ~papers["is_outlier"].to_numpy(dtype=bool)
     shown_topics = len(tables.values_in_view(topic_groups, in_view & not_outlier))
     metrics.metric(
-        "Topics", f"{shown_topics:,}", help=f"{view.n_topics_found} topics in the whole corpus", width=140
+        "Topics",
+        f"{shown_topics:,}",
+        help=f"{view.n_topics_found} topics in the whole corpus",
+        width=METRIC_PX,
     )
 else:
-    metrics.metric("Topics", "–", help="Topics could not be computed for this corpus.", width=140)
+    metrics.metric("Topics", "–", help="Topics could not be computed for this corpus.", width=METRIC_PX)
 share = released / n_papers
-metrics.metric("Released code", f"{share:.0%}", help=f"{released:,} papers link their own code", width=140)
 metrics.metric(
-    "Links found", f"{n_links:,}", help="Every URL in the abstracts, de-duplicated per paper", width=140
+    "Released code", f"{share:.0%}", help=f"{released:,} papers link their own code", width=METRIC_PX
+)
+metrics.metric(
+    "Links found", f"{n_links:,}", help="Every URL in the abstracts, de-duplicated per paper", width=METRIC_PX
 )
 if venues:
-    metrics.metric("Venues", f"{venues:,}", width=140)
+    metrics.metric("Venues", f"{venues:,}", width=METRIC_PX)
 else:
-    metrics.metric("Venues", "–", help="These files name no venue for these papers.", width=140)
+    metrics.metric("Venues", "–", help="These files name no venue for these papers.", width=METRIC_PX)
 
 if "has_abstract" in papers.columns:
     without = int((~papers["has_abstract"].to_numpy(dtype=bool))[in_view].sum())

@@ -655,38 +655,43 @@ PAPER_COLUMNS: tuple[str, ...] = (
     "n_words",
 )  # and "venue" (with the year) where the corpus has several
 
-# Pixel widths that fit a 1280 px window with the sidebar open (about 820 px for the grid, its
-# checkbox column included); a wider window gives every column the same number of extra pixels.
-TITLE_WIDTH = 210
+# Pixel widths that fit a 1024 px window with the sidebar open (about 675 px for the grid, 36 of them
+# for the tick boxes); a wider window gives every column the same number of extra pixels. The title
+# takes what the other columns shown leave, never less than TITLE_WIDTH (a corpus with every column,
+# authors and venues too, scrolls sideways at 1024 px; it fits at 1280). Methods and areas get room for
+# one long word a line ("EgoPressureFormer", "Representation"): a narrower column broke them mid-word.
+GRID_WIDTH = 636
+TITLE_WIDTH = 200
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH),
-    "authors": st.column_config.TextColumn("Authors", width=95),
+    "authors": st.column_config.TextColumn("Authors", width=80),
     "method_names": st.column_config.TextColumn(
-        "Methods", width=80, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
+        "Methods", width=130, help="Names of the methods the abstract introduces, e.g. CoFrGeNets"
     ),
-    "topic": st.column_config.TextColumn("Topic", width=100),
-    "areas": st.column_config.TextColumn("Areas", width=90),
+    "topic": st.column_config.TextColumn("Topic", width=90),
+    "areas": st.column_config.TextColumn("Areas", width=110),
     "code_url": st.column_config.LinkColumn(
         "Code",
         display_text=r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)",
-        width=85,
+        width=60,
         help="The paper's own repository (empty: see the code status in the paper's details)",
     ),
     "code_status": st.column_config.TextColumn("Code status", width=100),
-    "n_words": st.column_config.NumberColumn("Words", width=50, format="%d"),
-    "venue": st.column_config.TextColumn("Venue", width=70),
+    "n_words": st.column_config.NumberColumn("Words", width=46, format="%d"),
+    "venue": st.column_config.TextColumn("Venue", width=64),
 }
 
 
 def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
-    """The column settings for the columns ``shown``: the title takes the width of any left out.
+    """The column settings for the columns ``shown``: the title takes the width the others leave.
 
     The grid gives every column the same share of a wider window, so the title only gets more room
     if it asks for it.
     """
     shown = set(shown)
-    spare = sum(PAPER_COLUMN_CONFIG[c]["width"] for c in (*PAPER_COLUMNS, "venue") if c not in shown)
-    return {**PAPER_COLUMN_CONFIG, "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH + spare)}
+    others = sum(PAPER_COLUMN_CONFIG[c]["width"] for c in shown if c in PAPER_COLUMN_CONFIG and c != "title")
+    width = max(TITLE_WIDTH, GRID_WIDTH - others)
+    return {**PAPER_COLUMN_CONFIG, "title": st.column_config.TextColumn("Title", width=width)}
 
 
 # --------------------------------------------------------------------- the Papers table's order

@@ -137,6 +137,9 @@ STYLE = """
 /* Side-by-side charts inside a "stack-narrow" container go one under the other below 1280 px: at
    1024 px with the sidebar open half the page is ~280 px, too narrow for a bar chart's labels. */
 @media (max-width: 1279px) {
+  /* Streamlit pads the page 5rem a side: at 1024 px with the sidebar open that left 564 px for
+     a table of papers; 1.5rem a side gives it 668. */
+  [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
   [class*="st-key-stack-narrow"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
   [class*="st-key-stack-narrow"] [data-testid="stColumn"] {
     flex: 1 1 100% !important; min-width: 100% !important;
