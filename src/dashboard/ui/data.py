@@ -502,7 +502,12 @@ def repo_keys(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> pd.Se
 def with_repo_columns(
     digest: str, n_topics: int | None, generation: tuple[int, float], path: str, _papers: pd.DataFrame
 ) -> pd.DataFrame:
-    """The papers with `dashboard.schema.REPO_COLUMNS` from the cache (a new frame per cache change)."""
+    """The papers with `dashboard.schema.REPO_COLUMNS` from the cache (a new frame per cache change).
+
+    An entry shares the papers' column arrays and adds only the repository columns (four entries for
+    the 27k corpus hold 0.7 MB more than the corpus itself), so it is not charged to the uploads'
+    memory budget (`dashboard.uploads.MEMORY_BUDGET`); the upload it was made from is.
+    """
     answers, _ = repo_columns.read_answers(Path(path))
     keys = repo_keys(digest, n_topics, _papers)
     added = repo_columns.repo_columns(keys, answers)
