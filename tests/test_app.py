@@ -220,7 +220,7 @@ def test_clear_filters_empties_the_url_filters(seeds: pd.DataFrame) -> None:
     assert at.query_params.get("ngram") in ("2", ["2"]), "page settings survive Clear filters"
 
 
-def test_changing_the_number_of_topics_refits_and_drops_the_topic_filter(seeds: pd.DataFrame) -> None:
+def test_changing_the_number_of_topics_cuts_the_tree_and_drops_the_topic_filter(seeds: pd.DataFrame) -> None:
     at = app("topics", {"topic": str(int(seeds["topic"].iloc[0]))})
     at.selectbox(key=keys.N_TOPICS).set_value("3").run()
     assert_no_exception(at)

@@ -23,6 +23,7 @@ from dashboard.areas import Taxonomy, area_scores, areas_from_scores, load_taxon
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 
 if TYPE_CHECKING:  # imported when fitting: the app opens a prebuilt index without scikit-learn
+    from dashboard.hierarchy import TopicTree
     from dashboard.topics import TopicModel
 
 
@@ -160,3 +161,71 @@ def analyze(
     ids = table["id"].astype(str).to_numpy() if "id" in table.columns else np.arange(len(table)).astype(str)
     positions = {paper_id: i for i, paper_id in enumerate(ids)}
     return Analysis(table, topics_table(model, ids), model, tax, positions)
+
+
+def topic_tree(fitted: Analysis) -> TopicTree:
+    """The merge tree over an analysis's topics (:mod:`dashboard.hierarchy`), from what it holds:
+    every paper's topic, TF-IDF row and embedding (an index built before trees were stored works too)."""
+    from dashboard.hierarchy import build_tree
+
+    n_topics = int((fitted.topics["topic"] != OUTLIER_TOPIC).sum())
+    model = fitted.model
+    return build_tree(
+        fitted.papers["topic"].to_numpy(dtype=np.int64),
+        model.tfidf_,
+        model.embedding_,
+        n_topics,
+        model.terms_,
+    )
+
+
+def cut(fitted: Analysis, tree: TopicTree, k: int) -> Analysis:
+    """``fitted`` with its topics merged into ``k`` along ``tree`` (labels from the summed counts).
+
+    Every paper keeps its fitted topic's group (outliers stay outliers); a group's representatives are
+    its topics' representatives most like the group's centroid. The map, TF-IDF and similarity are
+    those of ``fitted``. ``k`` at or above the tree's leaves gives ``fitted`` itself.
+    """
+    if k >= tree.n_leaves:
+        return fitted
+    described = tree.describe(k)
+    topics_of = described.paper_topics(fitted.papers["topic"].to_numpy(dtype=np.int64))
+    names = np.array([*described.labels, OUTLIER_LABEL], dtype=object)
+    fitted_topics = fitted.topics.set_index("topic")
+    vectors = fitted.model.embedding_
+    centroid_sums = np.zeros((described.k, tree.centroids.shape[1]))
+    np.add.at(centroid_sums, described.group_of, tree.centroids * tree.sizes[:, None])
+    rows = []
+    for group in range(described.k):
+        candidates = [
+            paper_id
+            for leaf in described.members(group)
+            for paper_id in fitted_topics.at[leaf, "representative_ids"]
+        ]
+        positions = [fitted.positions[p] for p in candidates]
+        closeness = (
+            np.asarray(vectors[np.sort(positions)] @ centroid_sums[group]) if positions else np.zeros(0)
+        )
+        by_row = dict(zip(np.sort(positions).tolist(), closeness.tolist(), strict=True))
+        ranked = sorted(zip(candidates, positions, strict=True), key=lambda c: (-by_row[c[1]], c[1]))
+        rows.append(
+            {
+                "topic": group,
+                "label": described.labels[group],
+                "size": int((topics_of == group).sum()),
+                "top_terms": described.top_terms[group],
+                "representative_ids": [paper_id for paper_id, _ in ranked[:10]],
+            }
+        )
+    outliers = fitted.topics.loc[fitted.topics["topic"] == OUTLIER_TOPIC]
+    table = (
+        pd.concat([pd.DataFrame(rows), outliers], ignore_index=True) if len(outliers) else pd.DataFrame(rows)
+    )
+    table = table[["topic", "label", "size", "top_terms", "representative_ids"]].astype(
+        {"topic": "int64", "size": "int64"}
+    )
+    papers = fitted.papers.assign(
+        topic=topics_of,
+        topic_label=pd.Series(names[topics_of], index=fitted.papers.index, dtype="str"),
+    )
+    return Analysis(papers, table, fitted.model, fitted.taxonomy, fitted.positions)

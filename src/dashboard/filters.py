@@ -13,7 +13,8 @@ URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``
 ``decision`` (a decision tier), ``repo`` (repository state, `dashboard.schema.REPO_STATES`), ``words``
 (``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map), ``box``
 (``X0,X1,Y0,Y1``: a box drawn on the map, so a selection of thousands stays a short URL) and ``k``,
-the number of topics the ``topic`` numbers refer to (``auto`` by default).
+the number of topics the ``topic`` numbers refer to (``auto`` by default): a cut of the fitted topics'
+tree (`dashboard.hierarchy`), or with ``refit=1`` a model refitted at that number.
 
 Institutions and countries are filters of their own (``institution``, ``country``) rather than a
 search for their names: a click on the Overview's institution or country chart then selects exactly
@@ -71,7 +72,7 @@ NAME_KEYS: tuple[str, ...] = ("author", "institution", "country")
 # Reading lists are left out too: they live in the library (`dashboard.ui.library`).
 FACET_KEYS: tuple[str, ...] = tuple(key for key in _LIST_KEYS[:-1] if key not in ("repo", "list"))
 FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id", "box")
-URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k")
+URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k", "refit")
 
 # How each key is named to a user, in notices and in describe().
 KEY_NAMES: dict[str, str] = {
@@ -94,6 +95,7 @@ KEY_NAMES: dict[str, str] = {
     "id": "picked papers",
     "box": "box on the map",
     "k": "number of topics",
+    "refit": "refit",
 }
 
 
@@ -131,6 +133,7 @@ class Filters:
     id: tuple[str, ...] = ()
     box: tuple[float, ...] = ()  # (x0, x1, y0, y1) on the map, or () for none
     k: int | None = field(default=None)
+    refit: bool = False  # with k: topics refitted at k instead of the tree's cut (ignored without k)
 
     def __post_init__(self) -> None:
         # Normalise once here so equality, URLs and cache keys never depend on order or spacing.
@@ -147,6 +150,7 @@ class Filters:
             low, high = high, low
         set_(self, "words", (low, high))
         set_(self, "box", _normal_box(self.box))
+        set_(self, "refit", bool(self.refit) and self.k is not None)
 
     # ----------------------------------------------------------------- URL round trip
 
@@ -204,6 +208,9 @@ class Filters:
             else:
                 why = f"expected auto or 2-{MAX_TOPICS}"
                 notices.append(f'number of topics: ignored "{_short(k[-1])}" ({why}); using auto')
+        refit = _values(params, "refit")
+        if refit and refit[-1].strip().lower() in ("1", "true", "yes"):
+            values["refit"] = True
         return cls(**values), notices
 
     def to_query(self) -> dict[str, str | builtins.list[str]]:
@@ -222,14 +229,24 @@ class Filters:
             query["box"] = ",".join(_box_number(v) for v in self.box)
         if self.k is not None:
             query["k"] = str(self.k)
+        if self.refit:
+            query["refit"] = "1"
         return query
+
+    @property
+    def model(self) -> str:
+        """Which topic model the topic numbers refer to, for cache keys: ``auto``, ``12`` (the tree's
+        cut at 12) or ``12-refit``."""
+        if self.k is None:
+            return "auto"
+        return f"{self.k}-refit" if self.refit else str(self.k)
 
     # ----------------------------------------------------------------- working with the data
 
     @property
     def is_empty(self) -> bool:
         """True when no filter restricts the papers (the number of topics is a setting, not a filter)."""
-        return replace(self, k=None) == Filters()
+        return replace(self, k=None, refit=False) == Filters()
 
     def active_keys(self) -> builtins.list[str]:
         """URL keys of the filters that restrict something, in URL order."""
@@ -238,7 +255,7 @@ class Filters:
 
     def cleared(self) -> Filters:
         """The same view with every filter removed (settings such as the number of topics stay)."""
-        return Filters(k=self.k)
+        return Filters(k=self.k, refit=self.refit)
 
     def without(self, *keys: str) -> Filters:
         """This selection with the given filters removed, e.g. for counts beside a topic list."""
@@ -365,7 +382,7 @@ class Filters:
         if self.box:
             parts.append("box-" + hashlib.sha256(repr(self.box).encode()).hexdigest()[:6])
         if self.topic and self.k is not None:
-            parts.append(f"k-{self.k}")
+            parts.append(f"k-{self.k}" + ("-refit" if self.refit else ""))
         slug = "_".join(p for p in parts if p) or "all"
         if len(slug) > max_length:
             digest = hashlib.sha256(repr(self).encode()).hexdigest()[:8]

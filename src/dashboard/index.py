@@ -21,6 +21,9 @@ Format 1 (``manifest.json`` says which; a reader refuses any other version with 
     lsa.npy, embedding.npy per paper, the LSA vector and the topic model's embedding (float32)
     area_scores.npy        per paper, the research-area keyword scores
     fit_rows.npy           the papers the topic model was fitted on (all of them up to ``fit_size``)
+    topic_tree.npz         the merge tree over the topics (dashboard.hierarchy: linkage, per-topic term
+                           mass, sizes, centroids), so any smaller number of topics is a cut; optional:
+                           an index built without it gets the same tree computed when it is opened
     terms/1, terms/2, terms/3   counts of 1-, 2- and 3-word terms per paper (CSR int32) and terms.arrow:
                            the Terms page's counts (stop words removed)
     search/                the search's inverted index: words.arrow (sorted), indptr.npy, indices.npy
@@ -61,6 +64,7 @@ from dashboard import __version__, corpus, similarity
 from dashboard.analysis import Analysis, analyze, paper_texts, topics_table
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
 from dashboard.filters import facet_counts, search_text
+from dashboard.hierarchy import TopicTree, build_tree
 from dashboard.schema import ANALYSIS_COLUMNS, CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.terms import TermCounts
 from dashboard.wordindex import WordIndex
@@ -71,6 +75,7 @@ if TYPE_CHECKING:  # building needs scikit-learn; opening an index does not (a f
 FORMAT = "paper-dashboard-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+TREE_FILE = "topic_tree.npz"
 DEFAULT_FIT_SIZE = 30_000
 DEFAULT_PARTITION_SIZE = 50_000
 SMALL_CORPUS_BYTES = 8 << 20  # below this much input, one process builds the index (no worker start-up)
@@ -1172,6 +1177,14 @@ def _write_index(
     labels = dict(zip(topics["topic"], topics["label"], strict=True))
     arrays = {"tfidf": tfidf_writer.finish()}
     arrays.update({f"terms/{n}": writer.finish() for n, writer in term_writers.items()})
+    tree = build_tree(
+        topic,
+        _load_csr(work / "tfidf", arrays["tfidf"]["shape"]),
+        _load_npy(work / "embedding.npy"),
+        int(model.n_topics_),
+        np.asarray(terms, dtype=object),
+    )
+    _write_tree(tree, work / TREE_FILE)
     for n in indexing.TERM_NGRAMS:
         _write_arrow(pa.table({"term": vocabularies[n]}), work / "terms" / str(n) / "terms.arrow")
     pq.write_table(
@@ -1193,6 +1206,38 @@ def _write_index(
         "tfidf_terms": len(terms),
         "arrays": arrays,
     }
+
+
+def _write_tree(tree: TopicTree, path: Path) -> None:
+    """The topic tree's arrays (its terms are the TF-IDF terms, kept in tfidf/terms.parquet)."""
+    np.savez(
+        path,
+        linkage=tree.linkage,
+        mass=tree.mass.astype(np.float32),
+        sizes=tree.sizes,
+        centroids=tree.centroids.astype(np.float32),
+    )
+
+
+def read_tree(opened: PaperIndex) -> TopicTree | None:
+    """The topic tree stored in the index; None for an index built before trees were stored.
+
+    (`dashboard.analysis.topic_tree` computes the same tree from what any index holds.)
+    """
+    if TREE_FILE not in opened.manifest["files"]:
+        return None
+    path = opened.path / TREE_FILE
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return TopicTree(
+                linkage=stored["linkage"],
+                mass=stored["mass"].astype(np.float64),
+                sizes=stored["sizes"],
+                centroids=stored["centroids"].astype(np.float64),
+                terms=np.asarray(opened.analysis.model.terms_, dtype=object),
+            )
+    except (OSError, ValueError, KeyError) as error:
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
 
 
 def _write_facets(facets: Mapping[str, Mapping[Any, int]], path: Path) -> None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,11 +43,12 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from dashboard.areas import Taxonomy, area_scores, load_taxonomy
+from dashboard.hierarchy import LABEL_SEPARATOR as LABEL_SEPARATOR  # re-exported: labels are joined by it
+from dashboard.hierarchy import make_labels, mass_scores, top_terms
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.tokens import make_vectorizer, min_df_for, scan
 
 METHODS: tuple[str, ...] = ("kmeans", "nmf", "lda")
-LABEL_SEPARATOR = " · "
 MAX_TOPICS = 60  # more than this is not readable in a dashboard, whatever the corpus size
 
 
@@ -115,69 +115,7 @@ def class_tfidf(doc_terms: sp.spmatrix, labels: np.ndarray, n_topics: int) -> tu
         (np.ones(int(keep.sum()), dtype=np.float32), (labels[keep], np.flatnonzero(keep))),
         shape=(n_topics, doc_terms.shape[0]),
     )
-    mass = np.asarray((membership @ doc_terms).todense(), dtype=np.float64)
-    term_mass = mass.sum(axis=0)
-    average_topic_mass = mass.sum() / max(n_topics, 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        idf = np.log1p(np.where(term_mass > 0, average_topic_mass / term_mass, 0.0))
-        shares = np.where(term_mass > 0, mass / term_mass, 0.0)
-    scores = normalize(mass, norm="l1") * idf
-    return scores, shares
-
-
-def _overlaps(term: str, chosen: Sequence[str]) -> bool:
-    words = set(term.split())
-    return any(words & set(other.split()) for other in chosen)
-
-
-def make_labels(
-    scores: np.ndarray,
-    shares: np.ndarray,
-    terms: np.ndarray,
-    order: Sequence[int] | None = None,
-    n_terms: int = 3,
-) -> list[str]:
-    """A readable label per topic: two or three distinctive, non-overlapping terms joined by " · ".
-
-    A term scores by its weight in the topic times the square root of the share of its use that falls in
-    this topic, so a term every topic uses ("language model" in an LLM-heavy corpus) rarely heads a label;
-    a term already heading another label is penalised; terms sharing a word with a chosen one are skipped
-    ("diffusion" after "diffusion model"). Labels are made unique.
-
-    >>> terms = np.array(["graph", "graph neural", "molecule"])
-    >>> make_labels(np.array([[3.0, 2.0, 1.0]]), np.ones((1, 3)), terms)
-    ['graph · molecule']
-    """
-    order = list(range(scores.shape[0])) if order is None else list(order)
-    used_heads: Counter[str] = Counter()
-    labels: dict[int, str] = {}
-    seen: set[str] = set()
-    for topic in order:
-        merit = scores[topic] * np.sqrt(shares[topic])
-        candidates = [int(i) for i in np.argsort(-merit, kind="stable")[:30] if merit[i] > 0]
-        penalised = sorted(candidates, key=lambda i: -merit[i] * 0.5 ** used_heads[str(terms[i])])
-        chosen: list[str] = []
-        best = 0.0
-        for i in penalised:
-            term = str(terms[i])
-            if _overlaps(term, chosen):
-                continue
-            value = merit[i] * 0.5 ** used_heads[term]
-            if chosen and len(chosen) >= 2 and value < 0.35 * best:
-                break
-            best = max(best, value)
-            chosen.append(term)
-            if len(chosen) == n_terms:
-                break
-        if chosen:
-            used_heads[chosen[0]] += 1
-        label = LABEL_SEPARATOR.join(chosen) or f"Topic {topic}"
-        extra = iter(str(terms[i]) for i in penalised if str(terms[i]) not in chosen)
-        while label in seen:
-            label = label + LABEL_SEPARATOR + next(extra, str(topic))
-        seen.add(label)
-        labels[topic] = label
-    return [labels[t] for t in range(scores.shape[0])]
+    return mass_scores(np.asarray((membership @ doc_terms).todense(), dtype=np.float64))
 
 
 def gram_lsa(matrix: sp.spmatrix, dims: int) -> np.ndarray:
@@ -534,11 +472,7 @@ class TopicModel:
         order = list(np.argsort(-sizes, kind="stable"))
         self.n_topics_ = n_topics
         self.topic_labels_ = make_labels(scores, shares, self.terms_, order)
-        self.top_terms_ = []
-        for row in scores:
-            top = [i for i in np.argsort(-row, kind="stable")[:10] if row[i] > 0]
-            peak = float(row[top[0]]) if top else 1.0
-            self.top_terms_.append([(str(self.terms_[i]), round(float(row[i]) / peak, 4)) for i in top])
+        self.top_terms_ = top_terms(scores, self.terms_)
         self.labels_ = np.where(outlier, OUTLIER_TOPIC, labels)
         self.weights_ = np.round(np.clip(strength, 0, 1), 4)
         self.is_outlier_ = outlier

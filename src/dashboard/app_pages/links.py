@@ -13,7 +13,7 @@ if components.empty_state(view, keys.LINKS_CLEAR):
 
 # Links, groups and repositories are worked out once per corpus (`dashboard.ui.data`); a filter
 # change only selects with the mask, and builds the rows of the tables it shows.
-papers, digest, k = view.papers, view.source.digest, view.filters.k
+papers, digest, k = view.papers, view.source.digest, view.filters.model
 in_view = view.mask.to_numpy(dtype=bool)
 is_released = data.released(digest, papers)
 link_table = data.link_table(digest, papers)

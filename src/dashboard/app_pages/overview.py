@@ -16,7 +16,7 @@ if components.empty_state(view, keys.OVERVIEW_CLEAR):
     st.stop()
 
 # Counted from per-corpus codes with the mask (`tables.Groups`): no copy of the filtered papers.
-papers, digest, k = view.papers, view.source.digest, view.filters.k
+papers, digest, k = view.papers, view.source.digest, view.filters.model
 in_view = view.mask.to_numpy(dtype=bool)
 n_papers = int(in_view.sum())
 is_released = data.released(digest, papers)

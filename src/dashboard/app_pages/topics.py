@@ -1,10 +1,11 @@
-"""Topics: sizes, top terms, representative papers and the map; clicks and selections filter."""
+"""Topics: sizes, top terms, representative papers, the map and the topics' tree; clicks and selections
+filter."""
 
 import pandas as pd
 import streamlit as st
 
 from dashboard import charts
-from dashboard.ui import components, keys, tables
+from dashboard.ui import components, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
@@ -19,6 +20,7 @@ if view.analysis is None:
 settings, note = st.columns([1, 3], vertical_alignment="bottom")
 with settings:
     components.topics_number(view)
+    topic_tree.refit_control(view)
 with note:
     st.caption(
         "Each topic is named by its most distinctive terms. Click a bar to filter to that topic "
@@ -64,6 +66,7 @@ if view.filters.id or view.filters.box:
     )
 components.paper_map(view, f"{keys.TOPICS_MAP}.{model}")
 library_ui.add_filtered(view, keys.TOPICS_ADD)
+topic_tree.tree_section(view)
 
 st.subheader("One topic in detail")
 topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]

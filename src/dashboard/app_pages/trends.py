@@ -31,7 +31,7 @@ components.page_header("Trends", view, "How topics, terms, code and decisions mo
 if components.empty_state(view, keys.TRENDS_CLEAR):
     st.stop()
 
-papers, digest, k = view.papers, view.source.digest, view.filters.k
+papers, digest, k = view.papers, view.source.digest, view.filters.model
 axes = trend_data.axes(digest, k, papers)
 
 

@@ -77,16 +77,17 @@ def chart(
 def save_chart(fig: Any, view: View, *, name: str) -> None:
     """The "Save" popover of one chart: PNG (2x, for slides) and SVG, titled with what is filtered.
 
-    The file is drawn only on click (kaleido starts a headless browser: seconds, not every rerun).
+    The file is drawn only on click (kaleido starts a headless browser: seconds, not every rerun), and
+    so is its themed, titled copy (two copies of a large figure cost a good part of a page's run).
     """
     theme = figures.theme_name(st.context.theme.type)
-    saved = figures.saved_figure(fig, what=scope_line(view), theme=theme)
+    what = scope_line(view)
     row = st.container(horizontal=True, horizontal_alignment="right")
     with row.popover("Save chart", type="tertiary", icon=":material/download:", help="PNG (2x) or SVG"):
         for fmt in ("png", "svg"):
             st.download_button(
                 "PNG (2x, for slides)" if fmt == "png" else "SVG (scalable)",
-                data=partial(_chart_file, saved, fmt),
+                data=partial(_chart_file, fig, what, theme, fmt),
                 file_name=view.file_name(name, fmt),
                 mime="image/png" if fmt == "png" else "image/svg+xml",
                 on_click="ignore",
@@ -95,8 +96,8 @@ def save_chart(fig: Any, view: View, *, name: str) -> None:
             )
 
 
-def _chart_file(fig: Any, fmt: figures.ImageFormat) -> bytes:
-    return figures.figure_image(fig, fmt)
+def _chart_file(fig: Any, what: str, theme: str, fmt: figures.ImageFormat) -> bytes:
+    return figures.figure_image(figures.saved_figure(fig, what=what, theme=theme), fmt)
 
 
 def report_button(view: View) -> None:
@@ -497,7 +498,7 @@ def value_counts_without(view: View, field: str) -> pd.Series:
     others = view.mask_without(field).to_numpy(dtype=bool)
     digest, papers = view.source.digest, view.papers
     if field in _SINGLE:
-        values = tables.categories_in_view(data.groups(digest, view.filters.k, column, papers), others)
+        values = tables.categories_in_view(data.groups(digest, view.filters.model, column, papers), others)
         return values.value_counts(sort=False)
     return tables.counts_in_view(data.list_items(digest, column, True, papers), others)
 
@@ -897,11 +898,12 @@ def topic_choices(n_papers: int) -> list[str]:
 def _on_topics_number_change() -> None:
     choice = st.session_state.get(keys.N_TOPICS, "auto")
     # Topic numbers mean something else under another model, so a topic filter goes with the change.
-    update_filters(lambda f: replace(f, k=None if choice == "auto" else int(choice), topic=()))
+    update_filters(lambda f: replace(f, k=None if choice == "auto" else int(choice), refit=False, topic=()))
 
 
 def topics_number(view: View) -> None:
-    """The number-of-topics setting (in the URL as ``k``); changing it refits the model once."""
+    """The number-of-topics setting (in the URL as ``k``): a cut of the fitted topics' tree (instant),
+    a refit beyond the fitted number or when asked for (``refit``, `dashboard.ui.topic_tree`)."""
     choices = topic_choices(len(view.papers))
     current = "auto" if view.filters.k is None else str(view.filters.k)
     sync_widget(keys.N_TOPICS, current if current in choices else "auto")
@@ -911,7 +913,8 @@ def topics_number(view: View) -> None:
         key=keys.N_TOPICS,
         on_change=_on_topics_number_change,
         help="auto picks the number that gives the most coherent, stable topics for this corpus. "
-        "Changing it refits the topics (once per number) and clears the topic filter.",
+        "Fewer topics merge the fitted ones along their tree (no refit: see the tree below the map); "
+        "more than were fitted refits them. Changing it clears the topic filter.",
         format_func=lambda c: (
             c if c != "auto" or view.filters.k is not None else f"auto ({view.n_topics_found})"
         ),

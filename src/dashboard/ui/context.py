@@ -62,7 +62,7 @@ class View:
         A widget showing topics is keyed on it, so a new model gives a new widget instead of one
         that keeps the old model's topic, label or selection.
         """
-        return f"{self.source.digest[:12]}.{self.filters.k if self.filters.k is not None else 'auto'}"
+        return f"{self.source.digest[:12]}.{self.filters.model}"
 
     @property
     def topic_order(self) -> list[int]:
@@ -110,12 +110,14 @@ def _topic_names(analysis: Any) -> dict[int, str]:
     return names
 
 
-def _analyse(source: data.CorpusSource, papers: pd.DataFrame, n_topics: int | str) -> tuple[Any, str]:
+def _analyse(
+    source: data.CorpusSource, papers: pd.DataFrame, n_topics: int | str, refit: bool = False
+) -> tuple[Any, str]:
     if len(papers) < 2:
         return None, "Topics need at least two papers."
     try:
         with st.spinner(f"Finding topics, areas and the map for {len(papers):,} papers (once per corpus)…"):
-            return data.analyze(source.digest, n_topics, papers), ""
+            return data.analyze(source.digest, n_topics, papers, refit), ""
     except data.AnalysisFailed as failed:
         return None, str(failed)
     except Exception as error:  # a failure in one step must not take the whole dashboard down
@@ -160,16 +162,16 @@ def page_context() -> View:
     early_count = st.sidebar.empty()
     if filters.is_empty and not indexed.is_index(source.digest):
         early_count.markdown(f"**{sidebar.count_line(len(result.papers), len(result.papers))}**")
-    analysis, problem = _analyse(source, result.papers, n_topics)
+    analysis, problem = _analyse(source, result.papers, n_topics, filters.refit)
     early_count.empty()
     papers = analysis.papers if analysis is not None else result.papers
     # Repository answers come from the cache only (never the network): every page shows them at once.
     cache_path = data.repo_cache_path()
     n_answers, latest, repo_problem = data.repo_generation(cache_path)
     generation = (n_answers, latest)
-    papers = data.with_repo_columns(source.digest, filters.k, generation, str(cache_path), papers)
-    facets = _facets(source.digest, filters.k, papers)
-    repo_counts = data.repo_state_counts(source.digest, filters.k, generation, papers["repo_state"])
+    papers = data.with_repo_columns(source.digest, filters.model, generation, str(cache_path), papers)
+    facets = _facets(source.digest, filters.model, papers)
+    repo_counts = data.repo_state_counts(source.digest, filters.model, generation, papers["repo_state"])
     if len(repo_counts):
         facets = {**facets, "repo": repo_counts}
     if repo_problem:
@@ -209,9 +211,24 @@ def page_context() -> View:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _facets(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> dict[str, pd.Series]:
-    stored = indexed.facets(digest, n_topics)  # a prebuilt index keeps them (seconds at a million papers)
-    return stored if stored is not None else facet_counts(_papers)
+def _facets(digest: str, model: str, _papers: pd.DataFrame) -> dict[str, pd.Series]:
+    stored = indexed.facets(digest, model)  # a prebuilt index keeps them (seconds at a million papers)
+    if stored is not None:
+        return stored
+    # Another topic model changes the topic counts only: the others are counted once per corpus.
+    topics = _papers["topic"].dropna().value_counts() if "topic" in _papers.columns else None
+    others = _facets_but_topics(digest, _papers)
+    if topics is None:
+        return others
+    topics.index.name = "topic"
+    return {"topic": topics.rename("papers"), **others}
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _facets_but_topics(digest: str, _papers: pd.DataFrame) -> dict[str, pd.Series]:
+    stored = indexed.facets(digest, "auto")
+    counts = stored if stored is not None else facet_counts(_papers.drop(columns=["topic"], errors="ignore"))
+    return {key: values for key, values in counts.items() if key != "topic"}
 
 
 PROBLEMS_AS_TEXT = 10  # problems listed as wrapped text in the sidebar; more are also in a grid

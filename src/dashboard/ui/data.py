@@ -41,6 +41,7 @@ from dashboard import (
     diskcache,
     extract,
     filters,
+    hierarchy,
     links,
     terms,
     uploads,
@@ -347,11 +348,16 @@ def _long_lived(value: T) -> T:
     return value
 
 
-def analyze(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis.Analysis:
+def analyze(
+    digest: str, n_topics: int | str, _papers: pd.DataFrame, refit: bool = False
+) -> analysis.Analysis:
     """Topics, areas, map and similarity for a corpus (cached on digest and number of topics).
 
-    For an uploaded corpus: fitted in a worker process and kept in the upload store; raises
-    `AnalysisFailed` when it cannot be fitted.
+    A number of topics up to the fitted one (``auto``) is a cut of the fitted topics' tree
+    (`topic_tree`, `dashboard.analysis.cut`: a fraction of a second, no refit); more topics than
+    that, or ``refit``, fit the model again at that number. For an uploaded corpus: fitted in a
+    worker process at each number and kept in the upload store; raises `AnalysisFailed` when it
+    cannot be fitted.
     """
     store = upload_store()
     if store.holds(digest):
@@ -359,7 +365,42 @@ def analyze(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis
         if problem is not None:
             raise AnalysisFailed(problem)
         return store.memo(digest, ("analyze", n_topics), lambda: _analyse_in_worker(_papers, n_topics))
-    return _analyze_on_disk(digest, n_topics, _papers)
+    if n_topics == "auto" or refit:
+        return _analyze_on_disk(digest, n_topics, _papers)
+    fitted = _analyze_on_disk(digest, "auto", _papers)
+    tree = topic_tree(digest, fitted)
+    if int(n_topics) > tree.n_leaves:
+        return _analyze_on_disk(digest, n_topics, _papers)
+    return _cut(digest, int(n_topics), fitted, tree)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def topic_tree(digest: str, _fitted: analysis.Analysis) -> hierarchy.TopicTree:
+    """The tree over the fitted (``auto``) topics of a corpus: from its index when stored there,
+    else computed once from the analysis (one pass over the papers' TF-IDF rows and embeddings)."""
+    stored = indexed.tree(digest)
+    return stored if stored is not None else analysis.topic_tree(_fitted)
+
+
+def fitted_tree(digest: str, _papers: pd.DataFrame) -> tuple[hierarchy.TopicTree, list[str]] | None:
+    """The tree over a corpus's fitted topics and those topics' labels (cached); None for an upload
+    (every number of topics of an upload is fitted in its worker)."""
+    if upload_store().holds(digest):
+        return None
+    fitted = _analyze_on_disk(digest, "auto", _papers)
+    labels = fitted.topics.loc[fitted.topics["topic"] >= 0].sort_values("topic")["label"]
+    return topic_tree(digest, fitted), [str(label) for label in labels]
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def tree_node_labels(digest: str, _tree: hierarchy.TopicTree) -> list[str]:
+    """A label for every node of the corpus's topic tree (`TopicTree.node_labels`), once per corpus."""
+    return _tree.node_labels()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _cut(digest: str, k: int, _fitted: analysis.Analysis, _tree: hierarchy.TopicTree) -> analysis.Analysis:
+    return _long_lived(analysis.cut(_fitted, _tree, k))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -417,9 +458,19 @@ def word_cloud(frequencies: tuple[tuple[str, float], ...]) -> bytes:
 # comes from the analysis (the rows keep their order for every number of topics).
 
 
+TOPIC_COLUMNS = ("topic", "topic_label")  # the columns another topic model changes
+
+
+def groups(digest: str, model: str, column: str, _papers: pd.DataFrame) -> tables.Groups:
+    """A column's values (or list elements) as codes, as `tables.release_in_view` groups them.
+
+    ``model`` is `Filters.model`: only the topic columns are coded again for another model.
+    """
+    return _groups(digest, model if column in TOPIC_COLUMNS else "", column, _papers)
+
+
 @_per_corpus(max_entries=32)
-def groups(digest: str, n_topics: int | None, column: str, _papers: pd.DataFrame) -> tables.Groups:
-    """A column's values (or list elements) as codes, as `tables.release_in_view` groups them."""
+def _groups(digest: str, model: str, column: str, _papers: pd.DataFrame) -> tables.Groups:
     return tables.group_codes(_papers[column])
 
 
@@ -491,7 +542,7 @@ def repo_generation(path: Path) -> tuple[int, float, str]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def repo_keys(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> pd.Series:
+def repo_keys(digest: str, model: str, _papers: pd.DataFrame) -> pd.Series:
     """Per paper, the cache key of its own repository (``""``: none), once per corpus."""
     from dashboard.repocheck.targets import paper_targets
 
@@ -500,7 +551,7 @@ def repo_keys(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> pd.Se
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def with_repo_columns(
-    digest: str, n_topics: int | None, generation: tuple[int, float], path: str, _papers: pd.DataFrame
+    digest: str, model: str, generation: tuple[int, float], path: str, _papers: pd.DataFrame
 ) -> pd.DataFrame:
     """The papers with `dashboard.schema.REPO_COLUMNS` from the cache (a new frame per cache change).
 
@@ -509,7 +560,7 @@ def with_repo_columns(
     memory budget (`dashboard.uploads.MEMORY_BUDGET`); the upload it was made from is.
     """
     answers, _ = repo_columns.read_answers(Path(path))
-    keys = repo_keys(digest, n_topics, _papers)
+    keys = repo_keys(digest, model, _papers)
     added = repo_columns.repo_columns(keys, answers)
     kept = _papers.drop(columns=[c for c in added.columns if c in _papers.columns])
     return pd.concat([kept, added], axis=1)
@@ -517,7 +568,7 @@ def with_repo_columns(
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def repo_state_counts(
-    digest: str, n_topics: int | None, generation: tuple[int, float], _states: pd.Series
+    digest: str, model: str, generation: tuple[int, float], _states: pd.Series
 ) -> pd.Series:
     """Papers per repository state (papers without a repository left out), for the sidebar filter."""
     counts = _states[_states.ne("")].value_counts()

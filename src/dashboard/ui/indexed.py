@@ -19,6 +19,7 @@ import streamlit as st
 from dashboard import corpus, filters, terms
 from dashboard import index as paper_index
 from dashboard.analysis import Analysis
+from dashboard.hierarchy import TopicTree
 
 LOG = logging.getLogger(__name__)
 
@@ -87,14 +88,27 @@ def analysis(digest: str, n_topics: int | str) -> Analysis | None:
     return paper_index.refit(index, int(n_topics))
 
 
-def facets(digest: str, n_topics: int | None) -> dict[str, pd.Series] | None:
-    """The sidebar's facet counts kept in the index (None: not an index, or another number of topics)."""
+def facets(digest: str, model: str) -> dict[str, pd.Series] | None:
+    """The sidebar's facet counts kept in the index (None: not an index, or another topic model;
+    ``model`` is `Filters.model`)."""
     index = opened(digest)
     if index is None or index.facets is None:
         return None
-    if n_topics is not None and int(n_topics) != int(index.manifest["topics"]):
+    if model not in ("auto", str(index.manifest["topics"])):
         return None
     return index.facets
+
+
+def tree(digest: str) -> TopicTree | None:
+    """The topic tree stored in the index (None: not an index, or one built before trees were kept)."""
+    index = opened(digest)
+    if index is None:
+        return None
+    try:
+        return paper_index.read_tree(index)
+    except paper_index.IndexFormatError as error:
+        LOG.warning("%s; computing the topic tree instead", error)
+        return None
 
 
 def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Series | None:

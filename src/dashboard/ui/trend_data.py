@@ -14,18 +14,18 @@ from dashboard.ui import data
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def axes(digest: str, n_topics: int | None, _papers: pd.DataFrame) -> trends.Axes:
+def axes(digest: str, model: str, _papers: pd.DataFrame) -> trends.Axes:
     """The papers' year, venue, topic, code, repository, decision and area codes."""
     return trends.Axes.of(_papers)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def topic_year_terms(
-    digest: str, n_topics: int | None, _papers: pd.DataFrame
+    digest: str, model: str, _papers: pd.DataFrame
 ) -> dict[tuple[int, int], list[str]]:
     """``{(topic, year): terms}``: each topic's c-TF-IDF terms in each year (`trends.topic_year_terms`)."""
     counts = data.term_counts(digest, 1, False, _papers)
-    table = trends.topic_year_terms(counts, axes(digest, n_topics, _papers))
+    table = trends.topic_year_terms(counts, axes(digest, model, _papers))
     return {
         (int(t), int(y)): list(words)
         for t, y, words in zip(table["topic"], table["year"], table["terms"], strict=True)
