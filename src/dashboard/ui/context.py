@@ -176,7 +176,10 @@ def page_context() -> View:
         facets = {**facets, "repo": repo_counts}
     if repo_problem:
         notices.append(repo_problem)
-    filters, restricted = filters.restrict({key: set(values.index) for key, values in facets.items()})
+    # Only the filters that name values are checked: a set of every author name cost each run time.
+    filters, restricted = filters.restrict(
+        {key: set(values.index) for key, values in facets.items() if getattr(filters, key, ())}
+    )
     # The reading lists live in the library, not the table: their rows are found apart and cached on
     # the library's revision; the rest of the mask keeps its cache.
     in_lists, list_notices = library_ui.list_mask(filters, source.digest, papers, analysis)
