@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from dashboard import similarity
+from dashboard import papermap, similarity
 from dashboard.areas import Taxonomy, area_scores, areas_from_scores, load_taxonomy
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 
@@ -136,11 +136,14 @@ def analyze(
     method: str = "kmeans",
     taxonomy: Path | str | Taxonomy | None = None,
     random_state: int = 0,
+    coordinates: np.ndarray | None = None,
 ) -> Analysis:
     """Topics, research areas and map coordinates for every paper (see :mod:`dashboard.topics`).
 
     Returns the input table with ``topic, topic_label, topic_weight, is_outlier, areas, x, y`` added.
     ``taxonomy`` is a TOML file of research areas (default: the one shipped with the package).
+    The map (``x, y``: :mod:`dashboard.papermap` of the LSA vectors) does not depend on the number of
+    topics: ``coordinates`` (n x 2) are taken as they are instead of fitting it again.
     """
     from dashboard.topics import TopicModel
 
@@ -148,7 +151,11 @@ def analyze(
     texts = paper_texts(papers)
     model = TopicModel(n_topics=n_topics, method=method, random_state=random_state, taxonomy=tax).fit(texts)
     scores = model.area_scores_ if model.area_scores_ is not None else area_scores(texts, tax)
-    coords = similarity.paper_map(model.embedding_, model.labels_, model.doc_topic_)
+    coords = (
+        np.asarray(coordinates, dtype=np.float64)
+        if coordinates is not None
+        else papermap.layout(model.lsa_, random_state=random_state)
+    )
 
     table = papers.copy()
     table["topic"] = model.labels_.astype("int64")

@@ -291,6 +291,107 @@ def _hover_titles(titles: pd.Series, max_lines: int = 3) -> list[str]:
     return labels
 
 
+# What the map can colour its points by: column -> the name the page shows. Topic is the default.
+MAP_COLOUR_FIELDS: dict[str, str] = {
+    "topic": "Topic",
+    "year": "Year",
+    "venue": "Venue",
+    "code_status": "Code status",
+    "repo_state": "Repository state",
+}
+MAP_MAX_CATEGORIES = len(PALETTE)  # beyond: the largest keep a colour, the rest are "Other"
+OTHER_LABEL = "Other"
+HIT_OUTLINE = "#111111"
+
+
+def _authors_line(authors: object, limit: int = 3) -> str:
+    if not _has(authors):
+        return ""
+    names = [str(a) for a in list(authors)]  # type: ignore[call-overload]
+    shown = ", ".join(names[:limit]) + (" et al." if len(names) > limit else "")
+    return safe_label(shown, 90)
+
+
+def _map_hover(group: pd.DataFrame) -> list[str]:
+    """Title (up to three lines), then authors and year, then the method names, escaped."""
+    titles = _hover_titles(group["title"]) if "title" in group.columns else [""] * len(group)
+    authors = group["authors"].tolist() if "authors" in group.columns else [()] * len(group)
+    years = group["year"].tolist() if "year" in group.columns else [None] * len(group)
+    methods = group["method_names"].tolist() if "method_names" in group.columns else [()] * len(group)
+    hover = []
+    for title_text, names, year, method in zip(titles, authors, years, methods, strict=True):
+        byline = " · ".join(
+            part for part in (_authors_line(names), "" if pd.isna(year) else str(int(year))) if part
+        )
+        hover.append(
+            title_text
+            + ("<br>" + byline if byline else "")
+            + ("<br><i>" + safe_label(", ".join(method), 80) + "</i>" if _has(method) else "")
+        )
+    return hover
+
+
+def _colour_groups(shown: pd.DataFrame, colour: str) -> list[tuple[str, str, np.ndarray]]:
+    """(trace name, colour, row positions) per value of the ``colour`` field, in a stable order."""
+    if colour == "topic" or colour not in shown.columns:
+        topics = shown["topic"].to_numpy()
+        order = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER_TOPIC, t))
+        groups = []
+        for topic in order:
+            rows = np.flatnonzero(topics == topic)
+            if topic == OUTLIER_TOPIC:
+                groups.append((OUTLIER_LABEL, OUTLIER_COLOUR, rows))
+            else:
+                label = safe_label(shown["topic_label"].iloc[rows[0]], 40)
+                groups.append((f"{topic}: {label}", PALETTE[int(topic) % len(PALETTE)], rows))
+        return groups
+    values = shown[colour]
+    if colour == "year":
+        keys = values.astype("Int64").astype(str).replace("<NA>", "unknown")
+    else:
+        keys = values.fillna("").astype(str).str.replace("_", " ").replace("", "unknown")
+    counts = keys.value_counts()
+    if colour == "year":  # years in order (a legend reads as a timeline); others largest first
+        order = sorted(counts.index, key=lambda k: (k == "unknown", k))
+    else:
+        order = sorted(counts.index, key=lambda k: (k == "unknown", -counts[k], k))
+    kept = [k for k in order if k != "unknown"][: MAP_MAX_CATEGORIES - 1]
+    key_array = keys.to_numpy()
+    groups = [
+        (safe_label(k, 40), PALETTE[i % len(PALETTE)], np.flatnonzero(key_array == k))
+        for i, k in enumerate(kept)
+    ]
+    rest = np.flatnonzero(~np.isin(key_array, kept))
+    if len(rest):
+        name = "unknown" if set(key_array[rest]) == {"unknown"} else OTHER_LABEL
+        groups.append((name, OUTLIER_COLOUR, rest))
+    return groups
+
+
+def label_position(x: np.ndarray, y: np.ndarray, cells: int = 12) -> tuple[float, float]:
+    """Where a cluster's label goes: the median of its points in the densest cell of a grid over them.
+
+    A topic a 2-D embedding splits in two (or spreads thin) is labelled on its main part, not in the
+    empty middle; under 20 points, the median of all of them.
+
+    >>> label_position(np.array([0.0, 1.0, 2.0]), np.array([0.0, 0.0, 3.0]))
+    (1.0, 0.0)
+    """
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if len(x) == 0:
+        return 0.0, 0.0
+    if len(x) < 20:
+        return float(np.median(x)), float(np.median(y))
+    span_x, span_y = np.ptp(x) or 1.0, np.ptp(y) or 1.0
+    column = np.minimum(((x - x.min()) / span_x * cells).astype(int), cells - 1)
+    row = np.minimum(((y - y.min()) / span_y * cells).astype(int), cells - 1)
+    cell = row * cells + column
+    densest = int(np.argmax(np.bincount(cell, minlength=cells * cells)))
+    inside = cell == densest
+    return float(np.median(x[inside])), float(np.median(y[inside]))
+
+
 def paper_map(
     papers: pd.DataFrame,
     *,
@@ -299,14 +400,18 @@ def paper_map(
     max_points: int = MAP_POINTS,
     random_state: int = 0,
     n_papers: int | None = None,
+    colour: str = "topic",
+    highlight: bool = False,
 ) -> go.Figure:
-    """Scatter of papers at (``x``, ``y``), one trace per topic; hover shows title and method names.
+    """Scatter of papers at (``x``, ``y``), one trace per value of ``colour`` (a `MAP_COLOUR_FIELDS`
+    column; topic by default), topic labels at their clusters; hover shows title, authors, year, methods.
 
     Each point carries the paper id as ``customdata`` so a selection can filter the papers.
     ``background`` (e.g. the papers the filters leave out) is drawn first in pale grey, without ids
-    or hover, so the map keeps its shape while filtering. Above ``max_points`` a seeded sample is
-    drawn and the title says so; ``n_papers`` says how many papers a caller's own `sample_rows` of
-    ``papers`` was drawn from (default: ``len(papers)``).
+    or hover, so the map keeps its shape while filtering. ``highlight`` draws ``papers`` larger with a
+    dark outline (search hits among the rest). Above ``max_points`` a seeded sample is drawn and the
+    title says so; ``n_papers`` says how many papers a caller's own `sample_rows` of ``papers`` was
+    drawn from (default: ``len(papers)``). Papers without coordinates (NaN) are not drawn.
     """
     shown = papers.iloc[sample_rows(len(papers), max_points, random_state)]
     n_papers = max(n_papers or 0, len(papers))
@@ -328,45 +433,46 @@ def paper_map(
                 hoverinfo="skip",
             )
         )
-    topic_order = sorted(shown["topic"].unique(), key=lambda t: (t == OUTLIER_TOPIC, t))
-    for topic in topic_order:
-        group = shown[shown["topic"] == topic]
-        is_outlier = topic == OUTLIER_TOPIC
-        colour = OUTLIER_COLOUR if is_outlier else PALETTE[int(topic) % len(PALETTE)]
-        label = OUTLIER_LABEL if is_outlier else f"{topic}: {safe_label(group['topic_label'].iloc[0], 40)}"
-        methods = group["method_names"] if "method_names" in group.columns else [()] * len(group)
-        hover = [
-            title_text + ("<br><i>" + safe_label(", ".join(m), 80) + "</i>" if _has(m) else "")
-            for title_text, m in zip(_hover_titles(group["title"]), methods, strict=True)
-        ]
+    size = 7 if len(shown) < 2_000 else 4
+    for name, marker_colour, rows in _colour_groups(shown, colour):
+        group = shown.iloc[rows]
+        marker: dict[str, Any] = {"color": marker_colour, "size": size, "opacity": 0.85}
+        if highlight:
+            marker.update(size=size + 4, opacity=1.0, line={"color": HIT_OUTLINE, "width": 1})
         fig.add_trace(
             scatter(
                 x=group["x"].to_numpy(),
                 y=group["y"].to_numpy(),
                 mode="markers",
-                name=label,
-                marker={"color": colour, "size": 7 if len(shown) < 2_000 else 4, "opacity": 0.85},
+                name=name,
+                marker=marker,
                 customdata=group["id"].to_numpy(),
-                hovertext=hover,
-                hovertemplate="%{hovertext}<extra>" + label + "</extra>",
+                hovertext=_map_hover(group),
+                hovertemplate="%{hovertext}<extra>" + name + "</extra>",
             )
         )
     _base_layout(fig, title, "Map dimension 1", "Map dimension 2", 560)
     # Each cluster is named where it lies (its topic number and first terms) instead of a legend:
-    # 25 legend entries did not fit beside the map and hid under the hover box.
-    for topic in topic_order:
-        if topic == OUTLIER_TOPIC:
-            continue
-        group = shown[shown["topic"] == topic]
+    # 25 legend entries did not fit beside the map and hid under the hover box. Coloured by another
+    # field, the labels stay (dark) and the legend names the colours.
+    topics = shown["topic"].to_numpy()
+    for topic in sorted(set(topics.tolist()) - {OUTLIER_TOPIC}):
+        rows = np.flatnonzero(topics == topic)
+        x, y = label_position(shown["x"].to_numpy(float)[rows], shown["y"].to_numpy(float)[rows])
         fig.add_annotation(
-            x=float(group["x"].median()),
-            y=float(group["y"].median()),
-            text=f"<b>{map_label(topic, group['topic_label'].iloc[0])}</b>",
+            x=x,
+            y=y,
+            text=f"<b>{map_label(topic, shown['topic_label'].iloc[rows[0]])}</b>",
             showarrow=False,
             font={"color": "#ffffff", "size": 11},
-            bgcolor=PALETTE[int(topic) % len(PALETTE)],
+            bgcolor=PALETTE[int(topic) % len(PALETTE)] if colour == "topic" else "#3c4043",
             opacity=0.9,
             borderpad=2,
+        )
+    if colour != "topic":
+        fig.update_layout(
+            showlegend=True,
+            legend={"title": {"text": MAP_COLOUR_FIELDS.get(colour, colour)}, "itemsizing": "constant"},
         )
     fig.update_xaxes(showticklabels=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, zeroline=False)

@@ -10,7 +10,9 @@ memory-mapped, so opening costs milliseconds per gigabyte and pages are read onl
 Format 1 (``manifest.json`` says which; a reader refuses any other version with a clear message)::
 
     manifest.json          format, version, package version, corpus digest, sizes, build time, settings,
-                           every file's size and SHA-256, and ``digest`` (the cache key of the index)
+                           every file's size and SHA-256, ``digest`` (the cache key of the index) and
+                           ``map`` (how the papers' ``x, y`` were laid out, `dashboard.papermap`; absent
+                           in an index built before the map, whose ``x, y`` are one disc per topic)
     papers.arrow           the paper table with the analysis columns (Arrow IPC file, uncompressed:
                            memory-mapped; list columns as Arrow lists, links as list<struct<url, kind>>)
     topics.parquet         topic, label, size, top_terms (list<struct<term, weight>>), representative_ids
@@ -60,7 +62,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import scipy.sparse as sp
 
-from dashboard import __version__, corpus, similarity
+from dashboard import __version__, corpus, papermap, similarity
 from dashboard.analysis import Analysis, analyze, paper_texts, topics_table
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
 from dashboard.filters import facet_counts, search_text
@@ -311,6 +313,12 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
             f"{FORMAT_VERSION}: rebuild it with `paper-dashboard index ... --out {path}`"
         )
     return manifest
+
+
+def has_map(manifest: Mapping[str, Any]) -> bool:
+    """True when the index's ``x, y`` are the paper map (`dashboard.papermap`); False for an index built
+    before it, whose ``x, y`` are one disc per topic (rebuild it for the map)."""
+    return isinstance(manifest.get("map"), dict)
 
 
 def _manifest_digest(manifest: Mapping[str, Any]) -> str:
@@ -1032,7 +1040,7 @@ def build_index(
         model, fit_rows = _fit(parts, n_papers, settings, tax)
         maps.finish_counting()
         say("assigning topics, writing the table, term counts and search index", finished="count and fit")
-        manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps)
+        manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
         maps.close()
         maps = None
         manifest.update(
@@ -1109,6 +1117,7 @@ def _write_index(
     taxonomy: Taxonomy,
     report: corpus.LoadReport,
     maps: Any,
+    random_state: int = 0,
 ) -> dict[str, Any]:
     """Step 3 and the writes: assign every partition (``maps.assign``), then the map, the table and the
     reductions."""
@@ -1164,10 +1173,15 @@ def _write_index(
     if model.area_scores_ is not None:
         scores[fit_rows] = model.area_scores_
     np.save(work / "fit_rows.npy", fit_rows.astype(np.int64))
-    if whole:  # exactly the inputs `analyze` gives the map
-        coords = similarity.paper_map(model.embedding_, model.labels_, model.doc_topic_)
-    else:
-        coords = similarity.paper_map(np.asarray(embedding), topic, doc_topic)
+    # The map of the LSA vectors (`dashboard.papermap`): for a corpus that fits, what `analyze` draws.
+    map_started = time.perf_counter()
+    coords = papermap.layout(lsa, random_state=random_state)
+    map_facts = {
+        "method": papermap.METHOD,
+        "random_state": random_state,
+        "fit_papers": int(min(papermap.DEFAULT_FIT_SIZE, int(np.isfinite(coords[:, 0]).sum()))),
+        "seconds": round(time.perf_counter() - map_started, 2),
+    }
     # Let go of what the rest does not need before the table is joined (gigabytes at a million papers).
     for array in (lsa, embedding):
         array.flush()
@@ -1205,6 +1219,7 @@ def _write_index(
         "fit_papers": len(fit_rows),
         "tfidf_terms": len(terms),
         "arrays": arrays,
+        "map": map_facts,
     }
 
 
@@ -1360,9 +1375,15 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
     taxonomy = opened.analysis.taxonomy
     papers = opened.papers
     base_columns = [c for c in papers.columns if c not in ANALYSIS_COLUMNS]
+    # The map does not depend on the number of topics: an index with one keeps it (`has_map`).
+    kept = papers[["x", "y"]].to_numpy(dtype=np.float64) if has_map(opened.manifest) else None
     if int(opened.manifest["fit_papers"]) == len(papers):
         return analyze(
-            papers[base_columns], n_topics=n_topics, taxonomy=taxonomy, random_state=settings["random_state"]
+            papers[base_columns],
+            n_topics=n_topics,
+            taxonomy=taxonomy,
+            random_state=settings["random_state"],
+            coordinates=kept,
         )
     fit_rows = np.asarray(_load_npy(opened.path / "fit_rows.npy"))
     sample = papers.iloc[fit_rows]
@@ -1394,7 +1415,7 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
         )
     embedding[fit_rows], doc_topic[fit_rows] = model.embedding_, model.doc_topic_
     topic[fit_rows], weight[fit_rows], outlier[fit_rows] = model.labels_, model.weights_, model.is_outlier_
-    coords = similarity.paper_map(embedding, topic, doc_topic)
+    coords = kept if kept is not None else similarity.paper_map(embedding, topic, doc_topic)
     ids = papers["id"].astype("str").to_numpy(dtype=object)
     topics = topics_table(model, ids[fit_rows], topic)
     labels = dict(zip(topics["topic"], topics["label"], strict=True))

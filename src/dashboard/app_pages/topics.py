@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import charts
-from dashboard.ui import components, keys, tables, topic_tree
+from dashboard.ui import components, indexed, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
@@ -64,7 +64,24 @@ if view.filters.id or view.filters.box:
         args=(lambda f: f.without("id", "box"),),
         icon=":material/deselect:",
     )
-components.paper_map(view, f"{keys.TOPICS_MAP}.{model}")
+st.subheader("Map of papers")
+colour_column, map_note = st.columns([1, 3], vertical_alignment="bottom")
+with colour_column:
+    colour = components.map_colour(view)
+with map_note:
+    if indexed.predates_map(view.source.digest):
+        st.caption(
+            ":material/info: This index was built before the paper map: its points are laid out one disc "
+            "per topic. Rebuild it (`paper-dashboard index ... --out INDEX`) for a map where similar "
+            "papers lie close together."
+        )
+    else:
+        st.caption(
+            "Each point is a paper, placed by t-SNE of its text so that similar papers lie close together. "
+            "Drag a box (or lasso) to filter to those papers"
+            + ("; the search hits are the large outlined points." if view.filters.q else ".")
+        )
+components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour)
 library_ui.add_filtered(view, keys.TOPICS_ADD)
 topic_tree.tree_section(view)
 

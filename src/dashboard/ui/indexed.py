@@ -134,3 +134,9 @@ def search_mask(digest: str, q: str) -> np.ndarray | None:
     """Which papers match ``q`` by the index's inverted index (None: not an index)."""
     index = opened(digest)
     return None if index is None else index.search(q)
+
+
+def predates_map(digest: str) -> bool:
+    """True for an index built before the paper map (its ``x, y`` are one disc per topic)."""
+    index = opened(digest)
+    return index is not None and not paper_index.has_map(index.manifest)

@@ -50,6 +50,7 @@ PAPERS_COMPARE: Final = "papers.compare"  # + ids: compare the ticked rows / the
 PAPERS_COPY_LINK: Final = "papers.copy_link"
 TOPICS_BARS: Final = "topics.bars"  # + View.model_key (so are the other topic widgets)
 TOPICS_MAP: Final = "topics.map"
+TOPICS_MAP_COLOUR: Final = "topics.map_colour"  # the field the map's points are coloured by
 OVERVIEW_BARS: Final = "overview.topic_bars"
 OVERVIEW_AUTHORS: Final = "overview.author_bars"
 OVERVIEW_INSTITUTIONS: Final = "overview.institution_bars"
