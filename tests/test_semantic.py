@@ -1,0 +1,54 @@
+"""The [semantic] extra: all-MiniLM-L6-v2 (int8 ONNX) from installed packages, no download at run time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dashboard import semantic
+
+pytestmark = pytest.mark.skipif(not semantic.available(), reason=f"needs the extra: {semantic.EXTRA_HINT}")
+
+TEXTS = [
+    "Graph neural networks for molecular property prediction.",
+    "Message passing on molecular graphs predicts chemical properties.",
+    "Diffusion models generate high-resolution images.",
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def encoder() -> semantic.Encoder:
+    return semantic.Encoder(threads=1)
+
+
+def test_texts_become_unit_rows_and_similar_texts_are_closer(encoder: semantic.Encoder) -> None:
+    vectors = encoder.encode(TEXTS)
+    assert vectors.shape == (4, semantic.DIMENSIONS) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, atol=1e-5)
+    assert not vectors[3].any()  # an empty text is similar to nothing
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] + 0.3
+    # the same text gives the same row, alone or in a batch of other lengths
+    assert np.allclose(encoder.encode([TEXTS[2]])[0], vectors[2], atol=1e-5)
+
+
+def test_the_space_finds_the_paper_a_text_is_about(encoder: semantic.Encoder) -> None:
+    space = semantic.EmbeddingSpace.of_texts(TEXTS[:3], encoder)
+    assert space.paper_vectors().shape == (3, semantic.DIMENSIONS)
+    query = space.text_vector("denoising diffusion for image synthesis")
+    assert query.shape == (1, semantic.DIMENSIONS)
+    assert int(np.argmax(space.paper_vectors() @ query[0])) == 2
+
+
+def test_the_model_files_come_from_installed_packages() -> None:
+    model, tokenizer = semantic.model_files()
+    assert model.name == "model.onnx" and model.stat().st_size > 10_000_000
+    assert tokenizer.name == "tokenizer.json" and tokenizer.is_file()
+
+
+def test_a_missing_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(semantic, "_package_folder", lambda name: None)
+    assert not semantic.available()
+    with pytest.raises(semantic.SemanticUnavailable, match=r"\[semantic\]"):
+        semantic.model_files()
