@@ -43,9 +43,12 @@ def running_app(
     env: Mapping[str, str] | None = None,
     startup_timeout: float = 60.0,
     log_path: Path | None = None,
+    script: str = "app.py",
 ) -> Iterator[str]:
     """Run the app until the block ends; yields its base URL (``http://127.0.0.1:PORT``)."""
-    with running_server(app_args, env=env, startup_timeout=startup_timeout, log_path=log_path) as (url, _):
+    with running_server(
+        app_args, env=env, startup_timeout=startup_timeout, log_path=log_path, script=script
+    ) as (url, _):
         yield url
 
 
@@ -56,15 +59,19 @@ def running_server(
     env: Mapping[str, str] | None = None,
     startup_timeout: float = 60.0,
     log_path: Path | None = None,
+    script: str = "app.py",
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """As `running_app`, also yielding the server process (to watch its memory or whether it lives)."""
+    """As `running_app`, also yielding the server process (to watch its memory or whether it lives).
+
+    ``script`` is another Streamlit script to serve from the repo root (e.g. ``bench/floor/app.py``).
+    """
     port = free_port()
     command = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        script,
         "--server.headless",
         "true",
         "--server.port",

@@ -69,7 +69,9 @@ def test_topic_sizes_carries_topic_numbers_and_marks_the_selection() -> None:
     assert values(bar["customdata"]) == [0, 1, 2, -1]
     assert values(bar["x"]) == [2, 2, 1, 0]
     assert bar["y"][0] == "0: graph · message · passing"
-    assert bar["y"][3] == "Outlier"
+    # Selected bars differ by more than their colour (WCAG 1.4.1): their labels start with a tick.
+    assert bar["y"][1].startswith(charts.SELECTED_MARK) and bar["y"][3] == charts.SELECTED_MARK + "Outlier"
+    assert not bar["y"][2].startswith(charts.SELECTED_MARK)
     assert list(bar["marker"]["color"]) == [charts.MUTED, charts.ACCENT, charts.MUTED, charts.ACCENT]
 
 

@@ -24,23 +24,18 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dashboard import colours
 from dashboard.schema import CODE_STATUSES, OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.screen import visible
 
-ACCENT = "#3b5bdb"
-MUTED = "#a5b4d8"
-OUTLIER_COLOUR = "#9aa0a6"
-# One colour per topic for up to 30 topics (the most the auto choice gives is 25), chosen once for
-# both themes: each has a contrast of at least 3:1 against the light background (#ffffff) and the
-# dark one (#0f1117) (WCAG 2.1, 1.4.11), and they were picked one at a time as far as possible (in
-# OKLab) from those before, so neighbouring topic numbers never share a colour; tests check both.
-# Beyond 30 they repeat, and the labels at the cluster centres tell topics apart.
-PALETTE: tuple[str, ...] = (
-    "#c02b6b", "#179f28", "#2a88fa", "#cd7201", "#2c7279", "#b666e2", "#6d52d3", "#6e6c04", "#ed5268",
-    "#1295b4", "#b2471c", "#a23dac", "#0d6abc", "#8f8d34", "#dc57ad", "#2d9a78", "#8377fb", "#197922",
-    "#a26e22", "#d9442b", "#586deb", "#925cdd", "#357eb4", "#c62a3e", "#528610", "#458475", "#816439",
-    "#c148aa", "#d73f6a", "#ea5b1e",
-)  # fmt: skip
+# The light theme's chart colours (`dashboard.colours`); a chart shown or saved in the dark theme
+# gets the dark ones (`colours.recolour`). Topic colours serve both themes (3:1 on each background).
+ACCENT = colours.LIGHT.accent
+MUTED = colours.LIGHT.muted
+OUTLIER_COLOUR = colours.LIGHT.outlier
+PALETTE: tuple[str, ...] = colours.TOPIC_PALETTE
+# A selected bar differs from the others by more than its colour: its label starts with this.
+SELECTED_MARK = "✓ "
 THEME_BACKGROUNDS = ("#ffffff", "#0f1117")  # .streamlit/config.toml, [theme.light] and [theme.dark]
 MAX_LABEL_CHARS = 48
 RATE_LABEL_CHARS = 36  # the release-rate charts share half a page with another chart
@@ -149,7 +144,10 @@ def choice_bars(
     extra = shown[[v in chosen and v not in set(top.index) for v in shown.index]]
     table = pd.concat([top, extra])
     colours = [ACCENT if (not chosen or v in chosen) else MUTED for v in table.index]
-    labels = [safe_label((names or {}).get(v, v), RATE_LABEL_CHARS) for v in table.index]
+    labels = [
+        (SELECTED_MARK if v in chosen else "") + safe_label((names or {}).get(v, v), RATE_LABEL_CHARS)
+        for v in table.index
+    ]
     fig = go.Figure(
         go.Bar(
             x=table.to_numpy(),
@@ -190,7 +188,10 @@ def topic_sizes(
     fig = go.Figure(
         go.Bar(
             x=table["count"].to_numpy(),
-            y=[_topic_axis_label(t, label) for t, label in zip(table["topic"], table["label"], strict=True)],
+            y=[
+                (SELECTED_MARK if t in chosen else "") + _topic_axis_label(t, label)
+                for t, label in zip(table["topic"], table["label"], strict=True)
+            ],
             orientation="h",
             marker_color=colours,
             customdata=table["topic"].to_numpy(),
@@ -597,13 +598,15 @@ def cloud_layout(
     return [(str(word), float(size) * CLOUD_SCALE) for (word, _), size, *_ in cloud.layout_]
 
 
-def _cloud(frequencies: Mapping[str, float], *, width: int, height: int, random_state: int) -> Any:
+def _cloud(
+    frequencies: Mapping[str, float], *, width: int, height: int, random_state: int, theme: str = "light"
+) -> Any:
     from wordcloud import WordCloud  # imported here: building the cloud is the only use
 
     drawable = {t: float(w) for t, w in frequencies.items() if w > 0 and t.strip() and cloud_drawable(t)}
     if not drawable:
         raise ValueError("no drawable terms")
-    palette = PALETTE[:12]
+    palette = colours.word_cloud_palette(theme)  # words are text: 4.5:1 on the theme's background
 
     def colour(word: str, **_: object) -> str:
         return palette[sum(map(ord, word)) % len(palette)]
@@ -632,25 +635,22 @@ def word_cloud_png(
     width: int = 1000,
     height: int = 440,
     random_state: int = 0,
+    theme: str = "light",
 ) -> bytes:
     """A word cloud of ``frequencies`` (term -> weight) as PNG bytes with a transparent background.
 
     Terms the font cannot draw are left out (see `cloud_drawable`), and so are words that would be
-    too small to read (`CLOUD_MIN_FONT`); the topic colours read on light and dark themes. Raises
+    too small to read (`CLOUD_MIN_FONT`); the words are in topic colours with 4.5:1 on ``theme``. Raises
     ValueError when no term is left to draw.
     """
-    cloud = _cloud(frequencies, width=width, height=height, random_state=random_state)
+    cloud = _cloud(frequencies, width=width, height=height, random_state=random_state, theme=theme)
     buffer = io.BytesIO()
     cloud.to_image().save(buffer, format="PNG", compress_level=1)  # a third of the time of level 6
     return buffer.getvalue()
 
 
 # Repository states (`dashboard.repocheck`), from "the code is there" to "nobody knows yet".
-REPO_STATE_COLOURS: dict[str, str] = {
-    "live": "#2f9e44", "moved": "#74b816", "archived": "#868e96", "readme_only": "#f08c00",
-    "placeholder": "#e8590c", "empty": "#c92a2a", "not_found": "#862e9c", "blocked": "#5f3dc4",
-    "error": "#495057", "not_checked": "#ced4da",
-}  # fmt: skip
+REPO_STATE_COLOURS: dict[str, str] = colours.REPO_STATE_COLOURS["light"]
 
 
 def repo_states(counts: pd.DataFrame, *, title: str, group_title: str = "", limit: int = 25) -> go.Figure:

@@ -22,11 +22,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dashboard import colours
 from dashboard.charts import ACCENT, MUTED, PALETTE, safe_label, wrapped_label
 
-RISING = "#2f9e44"
-FALLING = "#e8590c"
-LIVE = "#7048e8"
+RISING = colours.LIGHT.rising  # the dark theme's are swapped in by `colours.recolour`
+FALLING = colours.LIGHT.falling
+LIVE = colours.LIGHT.live
 SUBPLOT_COLUMNS = 3
 
 

@@ -48,7 +48,7 @@ if widest is not None:
     components.chart(widest, view, name="code-release-wide")
 
 # Is the code there? Answers come from the repository cache at once; only the button asks the APIs.
-st.subheader("Is the code there?")
+st.header("Is the code there?")
 repo_keys = data.repo_keys(digest, k, papers)
 wanted = repos.targets_in_view(digest, papers, in_view)
 n_pending, cache_problem = repos.pending(wanted)
@@ -121,7 +121,7 @@ if len(repo_rows):
         repo_rows, view, stem="repositories", key=keys.LINKS_REPOS_FORMAT, what="repositories"
     )
 waiting = repos.waiting_for_code(papers, in_view, repo_keys)
-st.subheader(f"Code promised, or a repository without code yet ({len(waiting):,})")
+st.header(f"Code promised, or a repository without code yet ({len(waiting):,})")
 st.caption("Oldest papers first: the longer ago, the less likely the code is still coming.")
 if len(waiting):
     components.show_table(
@@ -137,7 +137,7 @@ if len(waiting):
         visible=8,
     )
 
-st.subheader(f"All links ({len(link_rows):,})")
+st.header(f"All links ({len(link_rows):,})")
 if not len(link_rows):
     st.caption("These abstracts contain no links.")
 else:
@@ -172,7 +172,7 @@ else:
 left, right = st.container(key=keys.LINKS_STACK_TABLES).columns(2)
 with left:
     account_only = in_view & papers["code_status"].eq("account_only").to_numpy(dtype=bool, na_value=False)
-    st.subheader(f"Account or organisation only ({int(account_only.sum()):,})")
+    st.header(f"Account or organisation only ({int(account_only.sum()):,})")
     st.caption(
         "The paper links a user or organisation page but no repository (below: such links in the abstracts)."
     )
@@ -195,7 +195,7 @@ with right:
     is_promised = in_view & papers["code_status"].eq("promised").to_numpy(dtype=bool, na_value=False)
     columns = ["title", "source"] if len(sources_in_view) > 1 else ["title"]  # one file: no column
     promised = papers.loc[is_promised, columns]
-    st.subheader(f"Code promised, no link ({len(promised):,})")
+    st.header(f"Code promised, no link ({len(promised):,})")
     st.caption('The abstract says code "will be released" (or similar) but gives no link.')
     if len(promised):
         components.show_table(
@@ -209,7 +209,7 @@ with right:
         )
 
 shared = tables.shared_repos_in_view(data.repo_groups(digest, papers), in_view)
-st.subheader(f"Repositories shared by several papers ({len(shared):,})")
+st.header(f"Repositories shared by several papers ({len(shared):,})")
 if shared.empty:
     st.caption("No repository is given as the code of more than one of these papers.")
 else:

@@ -156,7 +156,7 @@ if charts_to_draw:
     }
     parts = [named[field] for field, *_ in charts_to_draw]
     heading = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    body.subheader(heading[0].upper() + heading[1:])
+    body.header(heading[0].upper() + heading[1:])
     for start in range(0, len(charts_to_draw), 2):
         for column, (field, title, key, counts, value_names, keep_order) in zip(
             body.columns(2), charts_to_draw[start : start + 2], strict=False

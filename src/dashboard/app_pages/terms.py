@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from dashboard import charts, terms
+from dashboard import charts, figures, terms
 from dashboard.ui import components, data, keys
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
@@ -76,14 +76,21 @@ with left:
 with right:
     cloud_terms = dict(zip(frequencies["term"], frequencies["count"], strict=True))
     try:
-        st.image(data.word_cloud(tuple(cloud_terms.items())), caption="Word cloud of the filtered papers")
+        theme = figures.theme_name(st.context.theme.type)
+        biggest = ", ".join(list(cloud_terms)[:10])
+        st.image(
+            data.word_cloud(tuple(cloud_terms.items()), theme),
+            caption="Word cloud of the filtered papers",
+            alt=f"Word cloud of the {len(cloud_terms)} most frequent terms, the largest: {biggest} "
+            "(the chart beside lists them with their counts).",
+        )
     except ValueError:
         st.caption("No term here can be drawn as a word cloud (the font covers Latin, Greek and Cyrillic).")
     undrawable = [t for t in cloud_terms if not charts.cloud_drawable(t)]
     if undrawable:
         st.caption(f"{len(undrawable)} terms in other scripts are in the chart but not in the cloud.")
 
-st.subheader("Distinctive terms")
+st.header("Distinctive terms")
 left, right = st.container(key=keys.TERMS_STACK_GROUPS).columns(2)
 with left:
     if view.filters.is_empty:
@@ -145,7 +152,7 @@ with right:
             within=components.HALF_WIDTH_PX,
         )
 
-st.subheader("Keyword in context")
+st.header("Keyword in context")
 default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
 term = param(keys.URL_KWIC)
 sync_widget(keys.TERMS_KWIC, term)

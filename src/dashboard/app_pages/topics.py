@@ -85,7 +85,7 @@ components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour)
 library_ui.add_filtered(view, keys.TOPICS_ADD)
 topic_tree.tree_section(view)
 
-st.subheader("One topic in detail")
+st.header("One topic in detail")
 topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]
 chosen = view.filters.topic[0] if view.filters.topic and view.filters.topic[0] in topic_ids else topic_ids[0]
 focus = st.columns([2, 3])[0].selectbox(

@@ -195,7 +195,7 @@ has_topics = view.analysis is not None
 
 # --------------------------------------------------------------------- topic share over time
 if several_years and has_topics:
-    st.subheader("Topic share over time")
+    st.header("Topic share over time")
     line_mask = mask_without("year", "topic", *(("venue",) if per_venue else ()))
     shares = trends.topic_shares(axes, by, line_mask, view.topic_names)
     changes = trends.topic_changes(axes, from_years, to_years, line_mask, view.topic_names)
@@ -232,7 +232,7 @@ elif has_topics:
 
 # --------------------------------------------------------------------- rising and falling terms
 if several_years:
-    st.subheader(f"Rising and falling terms, {period_names[0]} → {period_names[1]}")
+    st.header(f"Rising and falling terms, {period_names[0]} → {period_names[1]}")
     ngram = setting(keys.URL_TRENDS_NGRAM, NGRAMS, default="1")
     settings, note = st.columns([1, 2], vertical_alignment="bottom")
     with settings:
@@ -291,7 +291,7 @@ if several_years:
 
 # --------------------------------------------------------------------- topic by venue
 if several_venues and has_topics:
-    st.subheader("Topic by venue")
+    st.header("Topic by venue")
     heat_mask = mask_without("venue", "topic", *(("year",) if per_venue else ()))
     heat_by = "venue,year" if per_venue else "venue"
     venue_shares = trends.topic_shares(axes, heat_by, heat_mask, view.topic_names)
@@ -328,7 +328,7 @@ elif has_topics:
 
 # --------------------------------------------------------------------- code release over time
 if several_years:
-    st.subheader("Code release over time")
+    st.header("Code release over time")
     release = trends.code_release(axes, by, mask_without("year", *(("venue",) if per_venue else ())))
     clickable(trend_charts.code_release_lines(release, by=by), "code_release")
     if "live_share" not in release.columns:
@@ -337,7 +337,7 @@ if several_years:
 
 # --------------------------------------------------------------------- decisions
 if trends.has_decisions(axes, mask_without("topic", "area", "year")):
-    st.subheader("Decisions")
+    st.header("Decisions")
     st.caption(
         "Accepted: oral, spotlight, poster or accept, as a share of the papers with a known decision "
         "(reject and withdrawn count as decided, unknown does not)."
@@ -366,7 +366,7 @@ if trends.has_decisions(axes, mask_without("topic", "area", "year")):
         csv_download(by_year, "acceptance_year", "acceptance per year")
 
 # --------------------------------------------------------------------- the papers behind a click
-st.subheader("The papers")
+st.header("The papers")
 chosen = [name for name in ("year", "venue", "topic", "area") if getattr(view.filters, name)]
 positions = np.flatnonzero(view.mask.to_numpy(dtype=bool))
 st.caption(

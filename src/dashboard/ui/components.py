@@ -62,19 +62,44 @@ def chart(
     name: str,
     key: str | None = None,
     config: Mapping[str, Any] | None = None,
+    alt: str = "",
     **selection: Any,
 ) -> Any:
-    """A Plotly chart with a small "Save" control under it (PNG at 2x and SVG, in the user's theme).
+    """A Plotly chart in the user's theme's colours, with "Show the data" and "Save" under it.
 
-    ``name`` names the saved file (with the filters, like every download) and keys the control;
+    ``alt`` is the chart's text alternative for a screen reader (default: `figures.describe`, what
+    it shows and its largest values); "Show the data" lists the numbers it draws as a table.
+    ``name`` names the saved file (with the filters, like every download) and keys the controls;
     ``selection`` goes to `st.plotly_chart` (``on_select``, ``selection_mode``). Returns its event.
     """
-    event = st.plotly_chart(fig, key=key, config=dict(config or CHART_CONFIG), **selection)
-    save_chart(fig, view, name=name)
+    theme = figures.theme_name(st.context.theme.type)
+    shown = figures.for_theme(fig, theme)
+    event = st.plotly_chart(
+        shown, key=key, config=dict(config or CHART_CONFIG), alt=alt or figures.describe(fig), **selection
+    )
+    row = st.container(horizontal=True, horizontal_alignment="right")
+    show_data(fig, row, name=name)
+    save_chart(fig, view, name=name, row=row)
     return event
 
 
-def save_chart(fig: Any, view: View, *, name: str) -> None:
+def show_data(fig: Any, row: Any, *, name: str) -> None:
+    """The "Show the data" popover: the chart's numbers as a plain HTML table (`figures.data_table`).
+
+    `st.table`, not `st.dataframe`: a real ``<table>`` a screen reader walks cell by cell (the grid
+    draws on a canvas). A map lists its first `figures.TABLE_ROWS` points.
+    """
+    table = figures.data_table(fig)
+    if table.empty:
+        return
+    with row.popover("Show the data", type="tertiary", icon=":material/table:", help="The chart as a table"):
+        total = figures.data_rows(fig)
+        more = f" The first {len(table):,} of {total:,} rows are listed." if total > len(table) else ""
+        st.caption(escape_markdown(figures.describe(fig) + more))
+        st.table(table, hide_index=True)
+
+
+def save_chart(fig: Any, view: View, *, name: str, row: Any = None) -> None:
     """The "Save" popover of one chart: PNG (2x, for slides) and SVG, titled with what is filtered.
 
     The file is drawn only on click (kaleido starts a headless browser: seconds, not every rerun), and
@@ -82,7 +107,7 @@ def save_chart(fig: Any, view: View, *, name: str) -> None:
     """
     theme = figures.theme_name(st.context.theme.type)
     what = scope_line(view)
-    row = st.container(horizontal=True, horizontal_alignment="right")
+    row = row if row is not None else st.container(horizontal=True, horizontal_alignment="right")
     with row.popover("Save chart", type="tertiary", icon=":material/download:", help="PNG (2x) or SVG"):
         for fmt in ("png", "svg"):
             st.download_button(
@@ -755,14 +780,14 @@ def sort_controls(view: View) -> tuple[str, bool]:
         help="Sorts every filtered paper, not only the rows on screen (a click on a column header "
         "sorts the rows shown).",
     )
-    right.segmented_control(
-        "Direction",
-        ["asc", "desc"],
-        key=keys.PAPERS_SORT_DESCENDING,
-        format_func=lambda d: "Ascending" if d == "asc" else "Descending",
-        on_change=_on_sort_change,
-        disabled=not column,
-    )
+    if column:  # corpus order has no direction (a greyed-out control was text under 4.5:1)
+        right.segmented_control(
+            "Direction",
+            ["asc", "desc"],
+            key=keys.PAPERS_SORT_DESCENDING,
+            format_func=lambda d: "Ascending" if d == "asc" else "Descending",
+            on_change=_on_sort_change,
+        )
     return column, descending
 
 

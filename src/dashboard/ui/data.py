@@ -447,9 +447,9 @@ def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.Data
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def word_cloud(frequencies: tuple[tuple[str, float], ...]) -> bytes:
-    """PNG of a word cloud (cached: the same terms give the same picture); ValueError if none drawable."""
-    return charts.word_cloud_png(dict(frequencies))
+def word_cloud(frequencies: tuple[tuple[str, float], ...], theme: str = "light") -> bytes:
+    """PNG of a word cloud in ``theme``'s colours (cached per terms, theme); ValueError if none drawable."""
+    return charts.word_cloud_png(dict(frequencies), theme=theme)
 
 
 # Counting any filtered subset: the papers' columns as integer codes, made once per corpus (see

@@ -558,7 +558,7 @@ def topic_names_section(view: View, lib: Library) -> None:
     """Rename a topic or give several one name; kept names that match no topic now are reported."""
     if view.analysis is None:
         return
-    st.subheader("Topic names")
+    st.header("Topic names")
     corpus = corpus_key(view)
     topics = view.analysis.topics
     terms = {

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
+from dashboard import colours
 from dashboard.screen import has_invisible, visible
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all also
@@ -122,9 +123,9 @@ STYLE = """
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
 .pd-abstract { line-height: 1.6; font-size: 0.98rem; }
 .pd-abstract mark, .pd-compare mark { padding: 0 0.12em; border-radius: 0.2em; color: inherit; }
-.pd-abstract mark { background: rgba(255, 214, 0, 0.45); }
-.pd-compare mark.shared { background: rgba(59, 91, 219, 0.22); }
-.pd-compare mark.distinct { background: rgba(255, 214, 0, 0.45); }
+.pd-abstract mark { background: rgba(255, 214, 0, 0.35); }
+.pd-compare mark.shared { background: rgba(59, 91, 219, 0.22); text-decoration: underline dotted; }
+.pd-compare mark.distinct { background: rgba(255, 214, 0, 0.35); }
 .pd-compare { line-height: 1.55; font-size: 0.95rem; }
 .pd-title { font-size: 1.25rem; font-weight: 600; margin: 0.2rem 0 0.3rem 0; line-height: 1.35; }
 .pd-meta { opacity: 0.75; font-size: 0.88rem; margin-bottom: 0.4rem; }
@@ -132,8 +133,23 @@ STYLE = """
 .chip { display: inline-block; padding: 0.05rem 0.5rem; margin: 0.1rem 0.15rem 0.1rem 0;
         border-radius: 0.8rem; font-size: 0.82rem; background: rgba(128, 128, 128, 0.16); }
 .pd-legend mark { padding: 0 0.3em; border-radius: 0.2em; color: inherit; }
-.pd-legend mark.shared { background: rgba(59, 91, 219, 0.22); }
-.pd-legend mark.distinct { background: rgba(255, 214, 0, 0.45); }
+.pd-legend mark.shared { background: rgba(59, 91, 219, 0.22); text-decoration: underline dotted; }
+.pd-legend mark.distinct { background: rgba(255, 214, 0, 0.35); }
+/* Captions: the text colour at CAPTION_OPACITY (Streamlit's own, 60%, was 4.18:1 on white). */
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { color: inherit; }
+[data-testid="stCaptionContainer"] { opacity: CAPTION_OPACITY; }
+/* Focus a keyboard user can see on every control (2 px, FOCUS_COLOUR: 3:1 on both themes). */
+a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visible,
+textarea:focus-visible, [role="tab"]:focus-visible, [role="option"]:focus-visible,
+[role="slider"]:focus-visible, [role="checkbox"]:focus-visible, [role="radio"]:focus-visible,
+[tabindex]:focus-visible, [data-testid="stSidebarNavLink"]:focus-visible {
+  outline: 2px solid FOCUS_COLOUR !important; outline-offset: 2px;
+}
+/* White text on the primary colour (chips of a multiselect, primary buttons): ON_PRIMARY behind it. */
+[data-tag], [data-testid="stBaseButton-primary"] { background-color: ON_PRIMARY !important; }
+[data-tag], [data-tag] span, [data-testid="stBaseButton-primary"] { color: #ffffff !important; }
+/* Sections are h2 under the page's h1 (no h1 -> h3 jump), drawn at the size of Streamlit's h3. */
+[data-testid="stMain"] [data-testid="stHeading"] h2 { font-size: 1.75rem; }
 /* Side-by-side charts inside a "stack-narrow" container go one under the other below 1280 px: at
    1024 px with the sidebar open half the page is ~280 px, too narrow for a bar chart's labels. */
 @media (max-width: 1279px) {
@@ -146,4 +162,5 @@ STYLE = """
   }
 }
 </style>
-"""
+""".replace("CAPTION_OPACITY", str(colours.LIGHT.caption_opacity))
+STYLE = STYLE.replace("FOCUS_COLOUR", colours.FOCUS).replace("ON_PRIMARY", colours.ON_PRIMARY)
