@@ -129,6 +129,7 @@ def test_a_selected_bar_differs_from_the_others_by_more_than_colour() -> None:
 
 def test_no_light_colour_stands_for_two_dark_ones() -> None:
     pairs: dict[str, set[str]] = {}
-    for (_, light), (_, dark) in zip(colours.chart_colours("light"), colours.chart_colours("dark"), strict=True):
+    both = zip(colours.chart_colours("light"), colours.chart_colours("dark"), strict=True)
+    for (_, light), (_, dark) in both:
         pairs.setdefault(light.lower(), set()).add(dark.lower())
     assert {light: dark for light, dark in pairs.items() if len(dark) > 1} == {}

@@ -37,6 +37,7 @@ ticked = components.selectable_papers(
     key=f"{keys.PAPERS_TABLE}.{order}",
     height=components.table_height(n_shown, visible=10, row_px=components.WRAPPED_ROW_PX),
 )
+st.caption(components.TABLE_KEYBOARD_HINT)
 components.show_more_button(n_shown, len(rows), shown_key)
 if len(ticked) > 1:
     components.compare_button(ticked, key=f"{keys.PAPERS_COMPARE}.ticked")

@@ -671,6 +671,13 @@ def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int 
     return [ids[r] for r in selected_rows(table_key, len(ids))]
 
 
+# How a keyboard user opens a paper from the table (the grid draws on a canvas and says nothing).
+TABLE_KEYBOARD_HINT = (
+    "Keyboard: Tab into the table, move to a row with the arrow keys, then Shift+Space ticks it "
+    "and opens the paper below (Shift+Space again unticks it)."
+)
+
+
 PAPER_COLUMNS: tuple[str, ...] = (
     "title",
     "authors",
@@ -933,6 +940,43 @@ def paper_map(view: View, key: str, colour: str = "topic") -> None:
         on_select=partial(_on_map_pick, f"{key}.{colour}", lookup),
         selection_mode=("points", "box", "lasso"),
     )
+    map_region_picker(view)
+
+
+def _on_region_pick(box: tuple[float, float, float, float]) -> None:
+    update_filters(lambda f: replace(f, box=box, id=()))
+
+
+def map_region_picker(view: View) -> None:
+    """The keyboard's way to do what a drag on the map does: a region by two ranges, then "Select".
+
+    Sliders (arrow keys) for the two map dimensions and a button that filters to the papers inside,
+    as a box drawn with the mouse would (``box=`` in the URL).
+    """
+    if "x" not in view.papers.columns or "y" not in view.papers.columns or not len(view.papers):
+        return
+    xs, ys = view.papers["x"].to_numpy(dtype=float), view.papers["y"].to_numpy(dtype=float)
+    low_x, high_x = float(np.floor(np.nanmin(xs) * 10) / 10), float(np.ceil(np.nanmax(xs) * 10) / 10)
+    low_y, high_y = float(np.floor(np.nanmin(ys) * 10) / 10), float(np.ceil(np.nanmax(ys) * 10) / 10)
+    with st.popover("Pick a region with the keyboard", icon=":material/keyboard:", type="tertiary"):
+        st.caption("The same as a box drawn on the map: set both ranges with the arrow keys, then select.")
+        x0, x1 = st.slider(
+            "Map dimension 1", low_x, max(high_x, low_x + 0.1), (low_x, high_x), step=0.1,
+            key=f"{keys.MAP_REGION}.x",
+        )  # fmt: skip
+        y0, y1 = st.slider(
+            "Map dimension 2", low_y, max(high_y, low_y + 0.1), (low_y, high_y), step=0.1,
+            key=f"{keys.MAP_REGION}.y",
+        )  # fmt: skip
+        inside = int(((xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1) & view.mask.to_numpy()).sum())
+        st.button(
+            f"Select these {inside:,} papers",
+            key=f"{keys.MAP_REGION}.apply",
+            on_click=_on_region_pick,
+            args=((x0, x1, y0, y1),),
+            disabled=not inside,
+            icon=":material/select:",
+        )
 
 
 # --------------------------------------------------------------------- the number of topics

@@ -51,6 +51,7 @@ PAPERS_COPY_LINK: Final = "papers.copy_link"
 TOPICS_BARS: Final = "topics.bars"  # + View.model_key (so are the other topic widgets)
 TOPICS_MAP: Final = "topics.map"
 TOPICS_MAP_COLOUR: Final = "topics.map_colour"  # the field the map's points are coloured by
+MAP_REGION: Final = "topics.map.region"  # + ".x" / ".y" / ".apply": the keyboard's way to pick a box
 OVERVIEW_BARS: Final = "overview.topic_bars"
 OVERVIEW_AUTHORS: Final = "overview.author_bars"
 OVERVIEW_INSTITUTIONS: Final = "overview.institution_bars"
