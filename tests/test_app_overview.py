@@ -130,7 +130,7 @@ def test_a_corpus_without_people_draws_no_people_charts() -> None:
     at.sidebar.get("file_uploader")[0].set_value(("plain.csv", NO_LINKS_CSV, "text/csv")).run()
     assert_no_exception(at)
     assert not any("click to filter" in title and "topic" not in title for title in charts_by_title(at))
-    assert not at.main.subheader
+    assert not at.main.subheader and not at.main.header
     assert not [m for m in at.sidebar.multiselect if m.label in ("Authors", "Decision")]
 
 

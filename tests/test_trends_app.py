@@ -53,7 +53,7 @@ def test_the_seeds_get_a_note_of_what_the_page_needs_not_empty_charts(
 def test_every_chart_on_a_multi_year_corpus(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:
     at = trends_page(monkeypatch, corpus_file)
     assert not at.exception, [e.value for e in at.exception]
-    headers = [s.value for s in at.subheader]
+    headers = [s.value for s in at.header]
     assert headers[:4] == [
         "Topic share over time",
         "Rising and falling terms, 2020–2021 → 2023–2024",
@@ -73,7 +73,7 @@ def test_the_settings_come_from_the_url(monkeypatch: pytest.MonkeyPatch, corpus_
     assert at.segmented_control(key=keys.TRENDS_SCALE).value == "papers"
     assert at.segmented_control(key=keys.TRENDS_NGRAM).value == "2"
     assert at.selectbox(key=keys.TRENDS_FROM).value == "2021"
-    assert "Rising and falling terms, 2021 → 2024" in [s.value for s in at.subheader]
+    assert "Rising and falling terms, 2021 → 2024" in [s.value for s in at.header]
     # A changed setting goes back to the URL.
     at.segmented_control(key=keys.TRENDS_BY).set_value("year").run()
     assert "by" not in at.query_params
@@ -84,17 +84,17 @@ def test_one_year_picked_compares_it_with_the_other_end_of_the_span(
     monkeypatch: pytest.MonkeyPatch, corpus_file: Path
 ) -> None:
     at = trends_page(monkeypatch, corpus_file, {"from": "2022"})
-    assert "Rising and falling terms, 2022 → 2024" in [s.value for s in at.subheader]
+    assert "Rising and falling terms, 2022 → 2024" in [s.value for s in at.header]
     assert at.selectbox(key=keys.TRENDS_TO).value == "2024"
     at = trends_page(monkeypatch, corpus_file, {"to": "2021"})
-    assert "Rising and falling terms, 2020 → 2021" in [s.value for s in at.subheader]
+    assert "Rising and falling terms, 2020 → 2021" in [s.value for s in at.header]
 
 
 def test_bad_settings_fall_back_to_the_defaults(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:
     at = trends_page(monkeypatch, corpus_file, {"by": "nonsense", "from": "1900", "to": "x", "scale": "?"})
     assert not at.exception, [e.value for e in at.exception]
     assert at.segmented_control(key=keys.TRENDS_BY).value == "year"
-    assert "Rising and falling terms, 2020–2021 → 2023–2024" in [s.value for s in at.subheader]
+    assert "Rising and falling terms, 2020–2021 → 2023–2024" in [s.value for s in at.header]
 
 
 def test_the_topic_share_download_holds_shares_that_sum_to_one(
