@@ -162,3 +162,12 @@ def test_the_reader_and_an_index_built_from_it_carry_no_invisible_characters(tmp
         for column in papers.columns:
             assert not papers[column].astype(str).map(screen.has_invisible).any(), column
 
+
+
+def test_a_field_that_starts_with_an_invisible_character_is_stripped_after_it_goes() -> None:
+    from dashboard import corpus
+
+    record = '{"title": "T", "abstract": "\\u00ad We study graphs.", "authors": ["\\u200b Bo"]}'
+    papers = corpus.load_uploads([("a.jsonl", record.encode())]).papers
+    assert papers["abstract"][0] == "We study graphs."
+    assert list(papers["authors"][0]) == ["Bo"]

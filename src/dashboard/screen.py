@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 
 import pandas as pd
 
@@ -55,8 +56,11 @@ def has_invisible(text: object) -> bool:
     return INVISIBLE.search(str(text)) is not None
 
 
-def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
+def visible_frame(frame: pd.DataFrame, *, strip: bool = False) -> pd.DataFrame:
     """``frame`` with `visible` applied to every text cell and every string in a list cell.
+
+    ``strip``: also strip the whitespace the removal left at either end of a cleaned value (the readers
+    strip fields before this runs, and ``"\u00ad abc"`` would become ``" abc"``).
 
     Only the cells holding an invisible character are rebuilt (one vectorised search per column
     finds them), and ``frame`` itself is returned when there are none; dicts (the ``links`` column)
@@ -76,7 +80,7 @@ def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
         if not flagged.any():
             continue
         fixed = column.copy()
-        fixed[flagged] = column[flagged].map(_visible_value)
+        fixed[flagged] = column[flagged].map(partial(_visible_value, strip=strip))
         changed[str(name)] = fixed
     return frame.assign(**changed) if changed else frame
 
@@ -97,9 +101,9 @@ def _holds_invisible(value: object) -> bool:
     return False
 
 
-def _visible_value(value: object) -> object:
+def _visible_value(value: object, strip: bool = False) -> object:
     if isinstance(value, str):
-        return visible(value)
+        return visible(value).strip() if strip else visible(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(visible(item) if isinstance(item, str) else item for item in value)
+        return type(value)(_visible_value(item, strip) if isinstance(item, str) else item for item in value)
     return value

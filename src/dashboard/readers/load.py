@@ -199,7 +199,7 @@ def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
     _join_code_links(table, [reports[i] for i in link_files])
     # No bidi control or invisible character goes further than the reader: not into the derived
     # columns, the app's tables and charts, an index built from these files, nor a download.
-    raw = visible_frame(table.frame())
+    raw = visible_frame(table.frame(), strip=True)
     papers = add_derived_columns(raw) if derive else raw
     return LoadResult(papers=papers, report=LoadReport(reports))
 
