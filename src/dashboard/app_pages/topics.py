@@ -64,7 +64,7 @@ if view.filters.id or view.filters.box:
         args=(lambda f: f.without("id", "box"),),
         icon=":material/deselect:",
     )
-st.subheader("Map of papers")
+st.header("Map of papers")
 colour_column, map_note = st.columns([1, 3], vertical_alignment="bottom")
 with colour_column:
     colour = components.map_colour(view)
