@@ -31,6 +31,7 @@ from dashboard.library_cli import add_library_command
 from dashboard.repocheck.cli import add_check_code_command
 from dashboard.repocheck.columns import with_cached_answers
 from dashboard.report_cli import add_report_command
+from dashboard.search_cli import add_search_command
 from dashboard.trends_cli import add_trends_command
 
 EXIT_OK = 0
@@ -406,6 +407,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_report_command,
     add_trends_command,
     add_library_command,
+    add_search_command,
 ]
 
 

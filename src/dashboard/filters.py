@@ -14,7 +14,10 @@ URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``
 (``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map), ``box``
 (``X0,X1,Y0,Y1``: a box drawn on the map, so a selection of thousands stays a short URL) and ``k``,
 the number of topics the ``topic`` numbers refer to (``auto`` by default): a cut of the fitted topics'
-tree (`dashboard.hierarchy`), or with ``refit=1`` a model refitted at that number.
+tree (`dashboard.hierarchy`), or with ``refit=1`` a model refitted at that number. ``like`` (a paper
+id) and ``liketext`` (a free text, at most `MAX_LIKE_CHARS` characters) ask for papers like that
+paper or text (:mod:`dashboard.similar`): they order the Papers table, they do not filter, so like
+``k`` they are settings that `is_empty`, `active_keys` and `mask` leave out.
 
 Institutions and countries are filters of their own (``institution``, ``country``) rather than a
 search for their names: a click on the Overview's institution or country chart then selects exactly
@@ -41,6 +44,8 @@ from dashboard.schema import CODE_STATUSES, DECISION_TIERS, LINK_KINDS, REPO_STA
 
 # Bounds that keep a hostile or mangled URL cheap to parse and apply.
 MAX_QUERY_CHARS = 500
+MAX_LIKE_CHARS = 2_000  # a paragraph or an abstract; longer texts are cut (and the notice says so)
+MAX_ID_CHARS = 200
 MAX_VALUES_PER_KEY = 500
 MIN_YEAR, MAX_YEAR = 1900, 2100
 MAX_TOPICS = 200
@@ -72,7 +77,8 @@ NAME_KEYS: tuple[str, ...] = ("author", "institution", "country")
 # Reading lists are left out too: they live in the library (`dashboard.ui.library`).
 FACET_KEYS: tuple[str, ...] = tuple(key for key in _LIST_KEYS[:-1] if key not in ("repo", "list"))
 FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id", "box")
-URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, "k", "refit")
+SETTING_KEYS: tuple[str, ...] = ("k", "refit", "like", "liketext")
+URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, *SETTING_KEYS)
 
 # How each key is named to a user, in notices and in describe().
 KEY_NAMES: dict[str, str] = {
@@ -96,6 +102,8 @@ KEY_NAMES: dict[str, str] = {
     "box": "box on the map",
     "k": "number of topics",
     "refit": "refit",
+    "like": "papers like",
+    "liketext": "papers like this text",
 }
 
 
@@ -134,11 +142,15 @@ class Filters:
     box: tuple[float, ...] = ()  # (x0, x1, y0, y1) on the map, or () for none
     k: int | None = field(default=None)
     refit: bool = False  # with k: topics refitted at k instead of the tree's cut (ignored without k)
+    like: str = ""  # a paper id: order by similarity to that paper
+    liketext: str = ""  # a free text: order by similarity to it
 
     def __post_init__(self) -> None:
         # Normalise once here so equality, URLs and cache keys never depend on order or spacing.
         set_ = object.__setattr__
         set_(self, "q", " ".join(self.q.split())[:MAX_QUERY_CHARS])
+        set_(self, "like", self.like.strip()[:MAX_ID_CHARS])
+        set_(self, "liketext", " ".join(self.liketext.split())[:MAX_LIKE_CHARS])
         for key in _LIST_KEYS:
             values = getattr(self, key)
             if key not in ("topic", "year"):
@@ -197,6 +209,14 @@ class Filters:
                 notices.append(f'box on the map: ignored "{_short(box[-1])}" (expected X0,X1,Y0,Y1)')
             else:
                 values["box"] = parsed_box
+        like = _values(params, "like")
+        if like and like[-1].strip():
+            values["like"] = like[-1]
+        liketext = _values(params, "liketext")
+        if liketext and liketext[-1].strip():
+            if len(" ".join(liketext[-1].split())) > MAX_LIKE_CHARS:
+                notices.append(f"papers like this text: shortened to its first {MAX_LIKE_CHARS:,} characters")
+            values["liketext"] = liketext[-1]
         k = _values(params, "k")
         if k and k[-1].strip() and k[-1].strip().lower() != "auto":
             try:
@@ -231,6 +251,10 @@ class Filters:
             query["k"] = str(self.k)
         if self.refit:
             query["refit"] = "1"
+        if self.like:
+            query["like"] = self.like
+        if self.liketext:
+            query["liketext"] = self.liketext
         return query
 
     @property
@@ -246,7 +270,7 @@ class Filters:
     @property
     def is_empty(self) -> bool:
         """True when no filter restricts the papers (the number of topics is a setting, not a filter)."""
-        return replace(self, k=None, refit=False) == Filters()
+        return replace(self, k=None, refit=False, like="", liketext="") == Filters()
 
     def active_keys(self) -> builtins.list[str]:
         """URL keys of the filters that restrict something, in URL order."""
@@ -255,7 +279,7 @@ class Filters:
 
     def cleared(self) -> Filters:
         """The same view with every filter removed (settings such as the number of topics stay)."""
-        return Filters(k=self.k, refit=self.refit)
+        return Filters(k=self.k, refit=self.refit, like=self.like, liketext=self.liketext)
 
     def without(self, *keys: str) -> Filters:
         """This selection with the given filters removed, e.g. for counts beside a topic list."""
@@ -383,6 +407,10 @@ class Filters:
             parts.append("box-" + hashlib.sha256(repr(self.box).encode()).hexdigest()[:6])
         if self.topic and self.k is not None:
             parts.append(f"k-{self.k}" + ("-refit" if self.refit else ""))
+        if self.like:
+            parts.append("like-" + _slugify(self.like))
+        if self.liketext:
+            parts.append("liketext-" + hashlib.sha256(self.liketext.encode()).hexdigest()[:6])
         slug = "_".join(p for p in parts if p) or "all"
         if len(slug) > max_length:
             digest = hashlib.sha256(repr(self).encode()).hexdigest()[:8]

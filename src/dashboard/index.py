@@ -29,7 +29,10 @@ Format 1 (``manifest.json`` says which; a reader refuses any other version with 
     terms/1, terms/2, terms/3   counts of 1-, 2- and 3-word terms per paper (CSR int32) and terms.arrow:
                            the Terms page's counts (stop words removed)
     search/                the search's inverted index: words.arrow (sorted), indptr.npy, indices.npy
-                           (papers per word), odd_rows.npy (see dashboard.wordindex)
+                           (papers per word), odd_rows.npy (see dashboard.wordindex); for ranking,
+                           tf.npy (uint8 per posting: weighted count) and lengths.npy (float32 per
+                           paper). Both optional: an index built before them opens, and search ranks
+                           by the words matched instead of BM25 (dashboard.ranking says so)
 
 An index is trusted local data produced by this tool: it is read with ``allow_pickle=False`` and
 Arrow readers, and checked against its manifest (sizes always; checksums with ``verify=True``).
@@ -502,6 +505,8 @@ def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
     def texts_of(rows: np.ndarray) -> pd.Series:
         return search_text(papers.iloc[rows][columns])
 
+    # Term frequencies and lengths (for BM25) are absent from an index built before them.
+    ranked = all(f"search/{name}.npy" in manifest["files"] for name in ("tf", "lengths"))
     words = WordIndex(
         words=_read_arrow(search / "words.arrow").column("word").combine_chunks(),
         indptr=_load_npy(search / "indptr.npy"),
@@ -509,6 +514,8 @@ def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
         odd_rows=np.asarray(_load_npy(search / "odd_rows.npy")),
         n_papers=len(papers),
         texts_of=texts_of,
+        tf=_load_npy(search / "tf.npy") if ranked else None,
+        lengths=np.asarray(_load_npy(search / "lengths.npy")) if ranked else None,
     )
     facets = read_facets(root) if "facets.json" in manifest["files"] else None
     return PaperIndex(root, manifest, papers, _read_report(root / "report.json"), analysis, words, facets)
@@ -603,7 +610,12 @@ def count_files(papers_arrow: bytes, taxonomy_text: str, taxonomy_name: str, whe
             "topic_counts.npz": _npz_bytes(counts.topic_counts),
             "area_scores.npy": _npy_bytes(counts.area_scores),
             "words.arrow": _arrow_bytes(pa.table({"word": counts.words.words})),
-            "postings.npz": _npy_bytes(indptr=counts.words.indptr, indices=counts.words.indices),
+            "postings.npz": _npy_bytes(
+                indptr=counts.words.indptr,
+                indices=counts.words.indices,
+                tf=np.asarray(counts.words.tf),
+                lengths=np.asarray(counts.words.lengths),
+            ),
             "odd_rows.npy": _npy_bytes(counts.words.odd_rows),
         }
     except Exception as error:
@@ -932,21 +944,27 @@ def _merge_words(parts: list[_Part], out: Path) -> dict[str, Any]:
     directory = out / "search"
     directory.mkdir()
     indices = _new_dense(directory / "indices.npy", (nnz,), np.int32)
+    frequencies = _new_dense(directory / "tf.npy", (nnz,), np.uint8)
+    lengths_out = _new_dense(directory / "lengths.npy", (sum(p.rows for p in parts),), np.float32)
     cursor = indptr[:-1].astype(np.int64)
     start = 0
     odd = []
     for part, mapped in zip(parts, global_words, strict=True):
         with np.load(part.directory / "postings.npz", allow_pickle=False) as postings:
             local_indptr, local_indices = postings["indptr"], postings["indices"]
+            local_tf, local_lengths = postings["tf"], postings["lengths"]
         counts = np.diff(local_indptr)
         entry_word = np.repeat(mapped, counts)
         within = np.arange(len(local_indices)) - np.repeat(local_indptr[:-1], counts)
         indices[cursor[entry_word] + within] = local_indices + start
+        frequencies[cursor[entry_word] + within] = local_tf
+        lengths_out[start : start + part.rows] = local_lengths
         cursor[mapped] += counts
         odd.append(np.load(part.directory / "odd_rows.npy") + start)
         start += part.rows
-    indices.flush()
-    del indices
+    for written in (indices, frequencies, lengths_out):
+        written.flush()
+    del indices, frequencies, lengths_out
     _write_arrow(pa.table({"word": words}), directory / "words.arrow")
     np.save(directory / "indptr.npy", indptr)
     np.save(directory / "odd_rows.npy", np.concatenate(odd).astype(np.int64))

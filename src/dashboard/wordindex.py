@@ -15,6 +15,12 @@ with the regular-expression search (a property test checks it), because it follo
 - the two non-ASCII characters RE2 folds onto ASCII letters (the Kelvin sign and the long s) are not
   word characters for ``\\b`` but match ``k`` and ``s``: papers containing them are re-checked.
 
+For ranking (:mod:`dashboard.ranking`, BM25) each posting also carries how often the word occurs in
+the paper (``tf``, capped at 255) and each paper its length in words (``lengths``). The first line of
+a text is its title (`filters.search_text` puts it there): a title word counts `TITLE_WEIGHT` times,
+in ``tf`` and in the length, so a title match outranks a passing mention. An index written before
+these existed has ``tf``/``lengths`` None: ranking then falls back to the words matched (and says so).
+
 >>> texts = pd.Series(["Graph networks", "Diffusion models", "graphene sheets"])
 >>> index = WordIndex.build(texts)
 >>> index.mask("graph").tolist(), index.mask('"graph networks"').tolist()
@@ -43,29 +49,71 @@ _ODD_CHARACTERS = re.compile("[\u212a\u017f]")
 _PAST_ASCII = "\x7f"  # sorts after every ASCII word character: the end of a prefix range
 
 TextsOf = Callable[[np.ndarray], pd.Series]
+TITLE_WEIGHT = 3  # a title word counts as three mentions (BM25F-style field weight, see dashboard.ranking)
+MAX_TF = 255  # term frequencies are stored as uint8
 
 
 def words_of(text: str) -> set[str]:
     """The distinct index words of a text: runs of ASCII letters, digits and ``_``, lower-cased.
 
     >>> sorted(words_of("GPT-4 beats naïve BERT_base"))
-    ['4', 'bert_base', 'beats', 'gpt', 'na', 've']
+    ['4', 'beats', 'bert_base', 'gpt', 'na', 've']
     """
     return set(_WORD.findall(text.translate(_ASCII_LOWER)))
 
 
-def postings_matrix(word_ids: np.ndarray, papers: np.ndarray, n_words: int, n_papers: int) -> sp.csr_matrix:
-    """Words x papers posting lists from (word, paper) pairs; repeated pairs count once."""
-    keys = np.sort(word_ids.astype(np.int64) * max(n_papers, 1) + papers)
-    keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
+def postings_matrix(
+    word_ids: np.ndarray,
+    papers: np.ndarray,
+    n_words: int,
+    n_papers: int,
+    weights: np.ndarray | None = None,
+) -> sp.csr_matrix:
+    """Words x papers posting lists from (word, paper) pairs; repeated pairs are summed.
+
+    The data are the summed ``weights`` (default 1 per pair) capped at `MAX_TF`, as uint8: the term
+    frequencies BM25 reads.
+    """
+    keys = word_ids.astype(np.int64) * max(n_papers, 1) + papers
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    pair_weights = np.ones(len(keys), dtype=np.int64) if weights is None else np.asarray(weights)[order]
+    new_key = np.concatenate([[True], keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(new_key)
+    counts = np.add.reduceat(pair_weights, starts) if len(keys) else np.zeros(0, dtype=np.int64)
+    keys = keys[starts]
     word_of_key, paper_of_key = np.divmod(keys, max(n_papers, 1))
     indptr = np.zeros(n_words + 1, dtype=np.int64)
     np.cumsum(np.bincount(word_of_key, minlength=n_words), out=indptr[1:])
     index_type = np.int32 if len(keys) < 2**31 else np.int64
     return sp.csr_matrix(
-        (np.ones(len(keys), dtype=np.int8), paper_of_key.astype(index_type), indptr.astype(index_type)),
+        (
+            np.clip(counts, 0, MAX_TF).astype(np.uint8),
+            paper_of_key.astype(index_type),
+            indptr.astype(index_type),
+        ),
         shape=(n_words, n_papers),
     )
+
+
+def _words_and_papers(values: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """Every word (lower-cased ASCII runs) of every text, flat, and the row each came from."""
+    # Separators to one space, then a literal split: 7x faster than splitting on the regex.
+    spaced = pc.replace_substring_regex(pc.ascii_lower(values), r"[^0-9a-z_]+", " ")
+    words = pc.split_pattern(spaced, " ")
+    flat = pc.list_flatten(words)
+    papers = np.asarray(pc.list_parent_indices(words), dtype=np.int64)
+    keep = pc.greater(pc.binary_length(flat), 0)
+    return flat.filter(keep), papers[keep.to_numpy(zero_copy_only=False)]
+
+
+def pieces(term: str) -> list[str]:
+    """The index words of a search term (one word, or each word of a phrase), in order.
+
+    >>> pieces("gpt-4 models")
+    ['gpt', '4', 'models']
+    """
+    return _pieces(term.lower())
 
 
 def _pieces(term: str) -> list[str]:
@@ -102,29 +150,40 @@ class WordIndex:
     odd_rows: np.ndarray  # papers containing the Kelvin sign or the long s
     n_papers: int
     texts_of: TextsOf
+    tf: np.ndarray | None = None  # per posting (aligned with ``indices``): weighted count, uint8
+    lengths: np.ndarray | None = None  # per paper: weighted number of words (title words count thrice)
 
     @classmethod
-    def build(cls, texts: pd.Series | Iterable[str], texts_of: TextsOf | None = None) -> WordIndex:
+    def build(
+        cls,
+        texts: pd.Series | Iterable[str],
+        texts_of: TextsOf | None = None,
+        *,
+        title_weight: int = TITLE_WEIGHT,
+    ) -> WordIndex:
         """Index the words of every text (row ``i`` is the ``i``-th text), vectorised in Arrow.
 
-        ``texts_of(rows)`` gives the texts of some rows back (default: kept from ``texts``).
+        ``texts_of(rows)`` gives the texts of some rows back (default: kept from ``texts``). Words of
+        a text's first line (its title) count ``title_weight`` times in ``tf`` and ``lengths``.
         """
         series = texts if isinstance(texts, pd.Series) else pd.Series(list(texts), dtype="str")
         values = pa.array(series.astype("str").to_numpy(), type=pa.large_string())
         n_papers = len(values)
-        # Separators to one space, then a literal split: 7x faster than splitting on the regex.
-        spaced = pc.replace_substring_regex(pc.ascii_lower(values), r"[^0-9a-z_]+", " ")
-        words = pc.split_pattern(spaced, " ")
-        flat = pc.list_flatten(words)
-        papers = np.asarray(pc.list_parent_indices(words), dtype=np.int64)
-        keep = pc.greater(pc.binary_length(flat), 0)
-        encoded = pc.dictionary_encode(flat.filter(keep))
-        papers = papers[keep.to_numpy(zero_copy_only=False)]
+        flat, papers = _words_and_papers(values)
+        weights = np.ones(len(papers), dtype=np.int64)
+        if title_weight > 1 and n_papers:
+            first_lines = pc.list_element(pc.split_pattern(values, "\n", max_splits=1), 0)
+            title_flat, title_papers = _words_and_papers(first_lines)
+            flat = pa.concat_arrays([flat, title_flat])
+            papers = np.concatenate([papers, title_papers])
+            weights = np.concatenate([weights, np.full(len(title_papers), title_weight - 1, dtype=np.int64)])
+        encoded = pc.dictionary_encode(flat)
         order = np.asarray(pc.sort_indices(encoded.dictionary), dtype=np.int64)
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
         word_ids = rank[np.asarray(encoded.indices, dtype=np.int64)]
-        postings = postings_matrix(word_ids, papers, len(order), n_papers)
+        postings = postings_matrix(word_ids, papers, len(order), n_papers, weights)
+        lengths = np.bincount(papers, weights=weights, minlength=n_papers).astype(np.float32)
         odd = pc.match_substring_regex(values, _ODD_CHARACTERS.pattern).to_numpy(zero_copy_only=False)
         if texts_of is None:
             kept = series.reset_index(drop=True)
@@ -133,15 +192,37 @@ class WordIndex:
                 return kept.iloc[rows]
 
         vocabulary = encoded.dictionary.take(pa.array(order)).cast(pa.large_string())
-        return cls(vocabulary, postings.indptr, postings.indices, np.flatnonzero(odd), n_papers, texts_of)
+        return cls(
+            vocabulary,
+            postings.indptr,
+            postings.indices,
+            np.flatnonzero(odd),
+            n_papers,
+            texts_of,
+            tf=postings.data,
+            lengths=lengths,
+        )
+
+    @property
+    def has_frequencies(self) -> bool:
+        """True when term frequencies and lengths are there (False: an index built before them)."""
+        return self.tf is not None and self.lengths is not None
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        """The vocabulary positions ``[low, high)`` of the words starting with ``prefix``."""
+        words = _Sorted(self.words)
+        low = bisect.bisect_left(words, prefix)
+        return low, bisect.bisect_left(words, prefix + _PAST_ASCII, lo=low)
+
+    def word_at(self, position: int) -> str:
+        """The vocabulary word at ``position``."""
+        return str(self.words[position].as_py())
 
     # ------------------------------------------------------------------ queries
 
     def _prefix_rows(self, prefix: str) -> np.ndarray:
         """Rows of the papers holding a word that starts with ``prefix`` (may repeat a row)."""
-        words = _Sorted(self.words)
-        low = bisect.bisect_left(words, prefix)
-        high = bisect.bisect_left(words, prefix + _PAST_ASCII, lo=low)
+        low, high = self.prefix_range(prefix)
         return np.asarray(self.indices[self.indptr[low] : self.indptr[high]])
 
     def _regex(self, term: str, rows: np.ndarray) -> np.ndarray:

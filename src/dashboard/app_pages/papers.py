@@ -1,8 +1,9 @@
-"""Papers: the filtered table in the order asked for, the selected paper in full, downloads of these rows."""
+"""Papers: the filtered table in the order asked for (by relevance for a search or "papers like"),
+the selected paper in full, downloads of these rows."""
 
 import streamlit as st
 
-from dashboard.ui import components, keys
+from dashboard.ui import components, keys, ranked
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
@@ -10,32 +11,56 @@ from dashboard.ui.url import param
 
 view = page_context()
 components.page_header("Papers", view, "Tick a row to read the paper, or two to four to compare them")
-if components.empty_state(view, keys.PAPERS_CLEAR):
+ranked.like_box(view)
+result = ranked.found(view)  # None: no search and no "papers like" (corpus order or a column)
+if result is not None:
+    ranked.say_how(view, result)
+if (result is None or len(result.rows) == 0) and components.empty_state(view, keys.PAPERS_CLEAR):
     st.stop()
+if result is not None and len(result.rows) == 0:
+    result = None  # e.g. a text sharing no term: the filtered papers as they are
 
-# Every column, abstracts included, made when the button is pressed (or now, for a short table).
-n_filtered = int(view.mask.sum())
-components.download(lambda: view.filtered, view, stem="papers", key=keys.PAPERS_FORMAT, n_rows=n_filtered)
-library_ui.add_filtered(view, keys.PAPERS_ADD)
-column, descending = components.sort_controls(view)
+label = "Similarity" if result is not None and result.kind == "like" else "Relevance"
+column, descending = components.sort_controls(view, ranked=result is not None, relevance_label=label)
 order = f"{'-' if descending else ''}{column}"
 # Every filtered paper is sorted; the table gets the first rows of that order and "Show more" adds
 # more (st.dataframe sends every row it is given: half a million for a common word at a million papers).
-rows = components.ordered_rows(view, column, descending)
+if result is not None and column == components.RELEVANCE:
+    rows = result.rows
+    how = ranked.describe(result)
+else:
+    rows = components.ordered_rows(view, column, descending, None if result is None else result.rows)
+    how = components.describe_order(column, descending)
+# The download holds the rows of the table, in its order (a fallback search may list other papers
+# than the strict filter).
+if result is None:
+    n_rows, table = int(view.mask.sum()), lambda: view.filtered
+else:
+    n_rows, table = len(rows), lambda: view.papers.iloc[rows]
+components.download(table, view, stem="papers", key=keys.PAPERS_FORMAT, n_rows=n_rows)
+library_ui.add_filtered(view, keys.PAPERS_ADD)
 shown_key = f"{keys.PAPERS_SHOWN}.{view.filters.slug()}.{order}"
 n_shown = components.shown_rows(len(rows), shown_key)
 scope = (
     f"All {len(rows):,} papers" if n_shown == len(rows) else f"The first {n_shown:,} of {len(rows):,} papers"
 )
 st.caption(
-    escape_markdown(f"{scope}, {components.describe_order(column, descending)}.")
-    + (" The download holds all of them." if n_shown < len(rows) else "")
+    escape_markdown(f"{scope}, {how}.") + (" The download holds all of them." if n_shown < len(rows) else "")
 )
+extra = None
+if result is not None:
+    ranked.preview(view, result)
+    score_of = dict(zip(result.rows.tolist(), result.scores.tolist(), strict=True))
+    extra = {"score": [round(score_of.get(int(r), 0.0), 3) for r in rows[:n_shown]]}
+    if result.kind == "search":
+        extra["match"] = ranked.sentences(view, result, rows[: min(n_shown, ranked.SENTENCES_FOR)])
+        extra["match"] += [""] * (n_shown - len(extra["match"]))
 ticked = components.selectable_papers(
     view.papers.iloc[rows[:n_shown]],
     view,
     key=f"{keys.PAPERS_TABLE}.{order}",
     height=components.table_height(n_shown, visible=10, row_px=components.WRAPPED_ROW_PX),
+    extra=extra,
 )
 st.caption(components.TABLE_KEYBOARD_HINT)
 components.show_more_button(n_shown, len(rows), shown_key)
@@ -53,4 +78,13 @@ else:
     if not view.mask.iloc[row]:
         st.caption("This paper is not among the filtered papers.")
     components.paper_card(view, view.papers.iloc[row])
+    if view.analysis is not None:
+        st.button(
+            "More like this",
+            key=f"{keys.PAPERS_MORE_LIKE}.{requested}",
+            on_click=ranked.like_paper,
+            args=(requested,),
+            icon=":material/manage_search:",
+            help="Lists the papers most similar to this one in the table above, best first.",
+        )
     library_ui.paper_controls(view, row)

@@ -637,13 +637,23 @@ def show_table(
     )
 
 
-def selectable_papers(table: pd.DataFrame, view: View, *, key: str, height: int | None = None) -> list[str]:
+def selectable_papers(
+    table: pd.DataFrame,
+    view: View,
+    *,
+    key: str,
+    height: int | None = None,
+    extra: Mapping[str, Sequence[Any]] | None = None,
+) -> list[str]:
     """The papers as a table; ticking one row opens that paper (id in URL). Returns the ticked ids.
 
     Titles, authors and topics wrap over three lines (a title cut at 30 characters told nothing).
-    Several ticked rows open nothing: the page offers to compare them.
+    Several ticked rows open nothing: the page offers to compare them. ``extra`` adds columns after
+    the title (``score``, ``match``: a ranked view's score and matched sentence), one value per row.
     """
     display = papers_table(table, columns=PAPER_COLUMNS)
+    for position, (name, values) in enumerate((extra or {}).items(), start=1):
+        display.insert(position, name, list(values))
     if "topic" in display.columns:
         display["topic"] = table["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
     if "code_status" in display.columns:
@@ -712,6 +722,12 @@ PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "code_status": st.column_config.TextColumn("Code status", width=100),
     "n_words": st.column_config.NumberColumn("Words", width=46, format="%d"),
     "venue": st.column_config.TextColumn("Venue", width=64),
+    "score": st.column_config.NumberColumn(
+        "Score", width=45, format="%.2f", help="Relevance (BM25) of a search, or cosine similarity"
+    ),
+    "match": st.column_config.TextColumn(
+        "Matched sentence", width=125, help="The sentence that matched (for the best 200 hits)"
+    ),
 }
 
 
@@ -732,19 +748,39 @@ def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
 SHOW_MORE_ROWS = 1_000  # st.dataframe sends every row it is given: more are added on request
 
 
-def sort_setting(view: View) -> tuple[str, bool]:
-    """The Papers table's order from the URL: ``sort=title`` (A to Z), ``sort=-title``; "" is corpus order."""
+RELEVANCE = "relevance"  # the Papers table's order by score (search or "papers like"): sort= absent
+CORPUS_ORDER = "corpus"  # sort=corpus: corpus order even when a search would rank
+
+
+def sort_setting(view: View, ranked: bool = False) -> tuple[str, bool]:
+    """The Papers table's order from the URL: ``sort=title`` (A to Z), ``sort=-title``; "" is corpus order.
+
+    When the view is ``ranked`` (a search or "papers like" is set) no ``sort`` means `RELEVANCE` and
+    ``sort=corpus`` means corpus order; otherwise both mean corpus order.
+    """
     value = (st.query_params.get_all(keys.URL_SORT) or [""])[-1]
+    if value in ("", RELEVANCE, CORPUS_ORDER):
+        return (RELEVANCE if ranked and value != CORPUS_ORDER else ""), False
     column, descending = value.lstrip("-"), value.startswith("-")
     if column not in sortable_columns(view):
-        return "", False
+        return (RELEVANCE if ranked else ""), False
     return column, descending
 
 
 def sortable_columns(view: View) -> list[str]:
     """The `tables.SORTS` columns this corpus has something in (no "Year" for a corpus without years)."""
     papers = view.papers
-    return [c for c in tables.SORTS if c in papers.columns and (c != "topic" or view.analysis is not None)]
+
+    def has(column: str) -> bool:
+        if column not in papers.columns:
+            return False
+        if column == "topic":
+            return view.analysis is not None
+        if column == "citations":
+            return bool(papers[column].notna().any())
+        return True
+
+    return [c for c in tables.SORTS if has(c)]
 
 
 def describe_order(column: str, descending: bool) -> str:
@@ -755,8 +791,10 @@ def describe_order(column: str, descending: bool) -> str:
     """
     if not column:
         return "in corpus order (as in the files)"
+    if column == RELEVANCE:
+        return "by relevance, best first"
     label = tables.SORTS[column][0].lower()
-    if column == "n_words":
+    if column in ("n_words", "citations"):
         return f"by {label}, {'most' if descending else 'fewest'} first"
     if column == "year":
         return f"by year, {'newest' if descending else 'oldest'} first"
@@ -765,46 +803,65 @@ def describe_order(column: str, descending: bool) -> str:
     return f"by {label}, {'Z to A' if descending else 'A to Z'}"
 
 
-def _on_sort_change() -> None:
+def _on_sort_change(ranked: bool) -> None:
     column = st.session_state.get(keys.PAPERS_SORT) or ""
     descending = st.session_state.get(keys.PAPERS_SORT_DESCENDING) == "desc"
-    write_query({keys.URL_SORT: (("-" if descending else "") + column) if column else None})
+    if column == RELEVANCE:
+        value = None
+    elif not column:
+        value = CORPUS_ORDER if ranked else None
+    else:
+        value = ("-" if descending else "") + column
+    write_query({keys.URL_SORT: value})
 
 
-def sort_controls(view: View) -> tuple[str, bool]:
-    """ "Sort by" and its direction above the Papers table (kept in the URL); returns the order."""
-    column, descending = sort_setting(view)
-    options = ["", *sortable_columns(view)]
+def sort_controls(view: View, ranked: bool = False, relevance_label: str = "Relevance") -> tuple[str, bool]:
+    """ "Sort by" and its direction above the Papers table (kept in the URL); returns the order.
+
+    A ``ranked`` view (search or "papers like") offers `RELEVANCE` first, its default.
+    """
+    column, descending = sort_setting(view, ranked)
+    options = ([RELEVANCE] if ranked else []) + ["", *sortable_columns(view)]
     sync_widget(keys.PAPERS_SORT, column)
     sync_widget(keys.PAPERS_SORT_DESCENDING, "desc" if descending else "asc")
     left, right = st.columns([2, 3], vertical_alignment="bottom")
+
+    def label(c: str) -> str:
+        if c == RELEVANCE:
+            return relevance_label
+        return tables.SORTS[c][0] if c else "Corpus order"
+
     left.selectbox(
         "Sort by",
         options,
         key=keys.PAPERS_SORT,
-        format_func=lambda c: tables.SORTS[c][0] if c else "Corpus order",
+        format_func=label,
         on_change=_on_sort_change,
+        args=(ranked,),
         help="Sorts every filtered paper, not only the rows on screen (a click on a column header "
         "sorts the rows shown).",
     )
-    if column:  # corpus order has no direction (a greyed-out control was text under 4.5:1)
-        right.segmented_control(
+    if column and column != RELEVANCE:  # corpus order and relevance have no direction (a greyed-out
+        right.segmented_control(  # control was text under 4.5:1)
             "Direction",
             ["asc", "desc"],
             key=keys.PAPERS_SORT_DESCENDING,
             format_func=lambda d: "Ascending" if d == "asc" else "Descending",
             on_change=_on_sort_change,
+            args=(ranked,),
         )
     return column, descending
 
 
-def ordered_rows(view: View, column: str, descending: bool) -> np.ndarray:
-    """Positions of the filtered papers in the order asked for (cached per filters and order)."""
-    rows = np.flatnonzero(view.mask.to_numpy())
+def ordered_rows(view: View, column: str, descending: bool, rows: np.ndarray | None = None) -> np.ndarray:
+    """Positions of the filtered papers (or of ``rows``) in the order asked for (cached per order)."""
+    given = rows is not None
+    rows = np.flatnonzero(view.mask.to_numpy()) if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
     if not column:
         return rows
     rank = {t: n for n, t in enumerate(view.topic_order)}
-    return _ordered(view.source.digest, repr(view.filters), column, descending, view.papers, rows, rank)
+    key = repr(view.filters) + (f".{len(rows)}.{hash(rows.tobytes())}" if given else "")
+    return _ordered(view.source.digest, key, column, descending, view.papers, rows, rank)
 
 
 @st.cache_data(show_spinner="Sorting…", max_entries=32)

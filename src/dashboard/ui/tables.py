@@ -372,6 +372,7 @@ SORTS: dict[str, tuple[str, str]] = {
     "code_status": ("Code status", "code_status"),
     "venue": ("Venue", "venue"),
     "year": ("Year", "year"),
+    "citations": ("Citations", "citations"),
     "n_words": ("Words in the abstract", "n_words"),
 }
 
