@@ -15,7 +15,8 @@ the ranking is then by the rarity of the words matched (idf), and `SearchResult.
 **Fallback.** When no paper passes, `search` tries, in order: a query word no paper has replaced by
 its singular (``transformers`` -> ``transformer``) or the closest word of the vocabulary (same first
 letter, `difflib` ratio >= 0.75, the commonest such word: ``tranformer`` -> ``transformer``); every
-plural made singular; then any paper holding some of the words, ranked by BM25 (``mode="any"``).
+plural made singular; then any paper holding some of the search's terms (a whole word or phrase
+each: ``zzzz-no-such-word`` is one term, and finds nothing), ranked by BM25 (``mode="any"``).
 Each step used is said in ``notes`` for the page to show.
 
 >>> import pandas as pd
@@ -231,15 +232,19 @@ def search(index: WordIndex, q: str, allowed: np.ndarray | None = None) -> Searc
         return SearchResult(rows, scores, used, "all", tuple(notes))
     if not query.include:
         return SearchResult(np.zeros(0, dtype=np.int64), np.zeros(0), used, "all", tuple(notes))
-    # No paper has every word: papers with some of them (and none of the excluded), best first.
-    scores = bm25(index, query_words(used))
-    without_excluded = allowed.copy()
+    # No paper has every term: papers with at least one whole term (and no excluded one), best first.
+    some = np.zeros(index.n_papers, dtype=bool)
+    for term in parse_search(used).include:
+        some |= index.term_mask(term)
     for term in query.exclude:
-        without_excluded &= ~index.term_mask(term)
-    rows = np.flatnonzero((scores > 0) & without_excluded)
-    order = np.lexsort((rows, -scores[rows]))
+        some &= ~index.term_mask(term)
+    rows = np.flatnonzero(some & allowed)
+    if len(rows) == 0:
+        return SearchResult(rows, np.zeros(0), used, "all", tuple(notes))
+    scores = bm25(index, query_words(used))[rows]
+    order = np.lexsort((rows, -scores))
     notes.append("No paper has every word of the search: these papers have some of them, best first.")
-    return SearchResult(rows[order], scores[rows][order], used, "any", tuple(notes))
+    return SearchResult(rows[order], scores[order], used, "any", tuple(notes))
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
