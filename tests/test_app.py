@@ -156,7 +156,10 @@ def test_each_filter_changes_the_table_as_expected(case: str, seeds: pd.DataFram
     assert_no_exception(at)
     expected = expected_titles(seeds, filters)
     assert 0 < len(expected) < len(seeds), "the case must select some papers but not all"
-    assert table_titles(at) == expected
+    if case == "q":  # a search lists its hits by relevance (tests/test_search.py checks the order)
+        assert sorted(table_titles(at)) == sorted(expected)
+    else:
+        assert table_titles(at) == expected
     assert count_line(at) == (len(expected), len(seeds))
     # The widget wrote the filter to the URL.
     assert Filters.from_query(at.query_params)[0] == filters

@@ -67,25 +67,26 @@ def postings_matrix(
     papers: np.ndarray,
     n_words: int,
     n_papers: int,
-    weights: np.ndarray | None = None,
+    n_title_pairs: int = 0,
+    title_weight: int = 1,
 ) -> sp.csr_matrix:
     """Words x papers posting lists from (word, paper) pairs; repeated pairs are summed.
 
-    The data are the summed ``weights`` (default 1 per pair) capped at `MAX_TF`, as uint8: the term
-    frequencies BM25 reads.
+    The last ``n_title_pairs`` pairs are title words, each pair one of the others too (the title is
+    part of the text): they add ``title_weight - 1`` each. The data are the counts capped at
+    `MAX_TF`, as uint8: the term frequencies BM25 reads.
     """
-    keys = word_ids.astype(np.int64) * max(n_papers, 1) + papers
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    pair_weights = np.ones(len(keys), dtype=np.int64) if weights is None else np.asarray(weights)[order]
-    new_key = np.concatenate([[True], keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=bool)
-    starts = np.flatnonzero(new_key)
-    counts = np.add.reduceat(pair_weights, starts) if len(keys) else np.zeros(0, dtype=np.int64)
-    keys = keys[starts]
-    word_of_key, paper_of_key = np.divmod(keys, max(n_papers, 1))
+    n = max(n_papers, 1)
+    keys = word_ids.astype(np.int64) * n + papers
+    split = len(keys) - n_title_pairs
+    unique, counts = _counted(np.sort(keys[:split]))
+    if n_title_pairs and title_weight > 1:
+        title_keys, title_counts = _counted(np.sort(keys[split:]))
+        counts[np.searchsorted(unique, title_keys)] += (title_weight - 1) * title_counts
+    word_of_key, paper_of_key = np.divmod(unique, n)
     indptr = np.zeros(n_words + 1, dtype=np.int64)
     np.cumsum(np.bincount(word_of_key, minlength=n_words), out=indptr[1:])
-    index_type = np.int32 if len(keys) < 2**31 else np.int64
+    index_type = np.int32 if len(unique) < 2**31 else np.int64
     return sp.csr_matrix(
         (
             np.clip(counts, 0, MAX_TF).astype(np.uint8),
@@ -94,6 +95,17 @@ def postings_matrix(
         ),
         shape=(n_words, n_papers),
     )
+
+
+def _counted(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and how often each occurs."""
+    if len(sorted_keys) == 0:
+        return sorted_keys, np.zeros(0, dtype=np.int64)
+    new = np.empty(len(sorted_keys), dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    return sorted_keys[starts], np.diff(np.append(starts, len(sorted_keys))).astype(np.int64)
 
 
 def _words_and_papers(values: pa.Array) -> tuple[pa.Array, np.ndarray]:
@@ -170,20 +182,23 @@ class WordIndex:
         values = pa.array(series.astype("str").to_numpy(), type=pa.large_string())
         n_papers = len(values)
         flat, papers = _words_and_papers(values)
-        weights = np.ones(len(papers), dtype=np.int64)
+        n_title_pairs = 0
         if title_weight > 1 and n_papers:
             first_lines = pc.list_element(pc.split_pattern(values, "\n", max_splits=1), 0)
             title_flat, title_papers = _words_and_papers(first_lines)
             flat = pa.concat_arrays([flat, title_flat])
+            n_title_pairs = len(title_papers)
+            lengths = np.bincount(papers, minlength=n_papers).astype(np.float32)
+            lengths += (title_weight - 1) * np.bincount(title_papers, minlength=n_papers)
             papers = np.concatenate([papers, title_papers])
-            weights = np.concatenate([weights, np.full(len(title_papers), title_weight - 1, dtype=np.int64)])
+        else:
+            lengths = np.bincount(papers, minlength=n_papers).astype(np.float32)
         encoded = pc.dictionary_encode(flat)
         order = np.asarray(pc.sort_indices(encoded.dictionary), dtype=np.int64)
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
         word_ids = rank[np.asarray(encoded.indices, dtype=np.int64)]
-        postings = postings_matrix(word_ids, papers, len(order), n_papers, weights)
-        lengths = np.bincount(papers, weights=weights, minlength=n_papers).astype(np.float32)
+        postings = postings_matrix(word_ids, papers, len(order), n_papers, n_title_pairs, title_weight)
         odd = pc.match_substring_regex(values, _ODD_CHARACTERS.pattern).to_numpy(zero_copy_only=False)
         if texts_of is None:
             kept = series.reset_index(drop=True)

@@ -652,6 +652,9 @@ def selectable_papers(
     the title (``score``, ``match``: a ranked view's score and matched sentence), one value per row.
     """
     display = papers_table(table, columns=PAPER_COLUMNS)
+    # A ranked view's columns take the room of the least telling ones, so the grid still fits 1280 px.
+    ranked_out = ("method_names", "areas") if extra and "match" in extra else ("areas",) if extra else ()
+    display = display.drop(columns=[c for c in ranked_out if c in display.columns])
     for position, (name, values) in enumerate((extra or {}).items(), start=1):
         display.insert(position, name, list(values))
     if "topic" in display.columns:
