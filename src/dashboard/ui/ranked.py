@@ -201,8 +201,8 @@ def preview(view: View, result: Found) -> None:
         line = f"<b>{marked_html(title, highlight_spans(title, result.query))}</b>"
         if sentence:
             line += f" · {marked_html(sentence, spans)}"
-        lines.append(f"<li>{line}</li>")
-    st.html("<div class='pd-meta'>Best matches:<ul>" + "".join(lines) + "</ul></div>")
+        lines.append(f"<div class='pd-meta'>{len(lines) + 1}. {line}</div>")
+    st.html("<div class='pd-meta'>Best matches:</div>" + "".join(lines))
 
 
 def describe(result: Found) -> str:
