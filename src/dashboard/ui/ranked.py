@@ -193,7 +193,7 @@ def preview(view: View, result: Found) -> None:
     """The best few hits with the sentence that matched, the search words highlighted."""
     if result.kind != "search" or not len(result.rows):
         return
-    lines = []
+    lines: list[str] = []
     for row in result.rows[:PREVIEW]:
         paper = view.papers.iloc[int(row)]
         sentence, spans = ranking.matched_sentence(str(paper.get("abstract_clean", "")), result.query)
