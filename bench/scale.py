@@ -338,18 +338,24 @@ def _page_change(page: Any, url: str, title: str, action: Any, log: Path, timeou
     return None
 
 
-def measure_app(corpus_path: Path, label: str, timeout: float = 300) -> dict[str, Any]:
-    """Start the app on ``corpus_path``; time first render and two filter changes in Chromium."""
-    from playwright.sync_api import sync_playwright
-
+def timed_server(corpus: Path) -> tuple[int, list[str], dict[str, str], Path]:
+    """(port, command, environment, timings log) of an app server on ``corpus`` that logs every run."""
     port = _free_port()
     log = Path(tempfile.mkdtemp()) / "timings.jsonl"
     env = {**os.environ, "PAPER_DASHBOARD_TIMINGS": str(log)}
     command = [
         PYTHON, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none", "--", "--corpus", str(corpus_path),
+        "--server.fileWatcherType", "none", "--", "--corpus", str(corpus),
     ]  # fmt: skip
+    return port, command, env, log
+
+
+def measure_app(corpus_path: Path, label: str, timeout: float = 300) -> dict[str, Any]:
+    """Start the app on ``corpus_path``; time first render and two filter changes in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    port, command, env, log = timed_server(corpus_path)
     server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     figures: dict[str, Any] = {"app_corpus": label}
 

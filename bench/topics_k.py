@@ -19,13 +19,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scale import _STATE_JS, PYTHON, REPO, _free_port, _server_seconds, _wait_health  # noqa: E402
+from scale import _STATE_JS, REPO, _server_seconds, _wait_health, timed_server  # noqa: E402
 
 
 def _open(page: Any, url: str, timeout: float) -> None:
@@ -61,14 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    log = Path(tempfile.mkdtemp()) / "timings.jsonl"
-    env = {**os.environ, "PAPER_DASHBOARD_TIMINGS": str(log)}
-    command = [
-        PYTHON, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none", "--", "--corpus", str(args.corpus.resolve()),
-    ]  # fmt: skip
+    port, command, env, log = timed_server(args.corpus.resolve())
     if args.profile is not None:  # py-spy (pip install py-spy) samples the server process
         command = ["py-spy", "record", "-f", "raw", "-r", "50", "-o", str(args.profile), "--", *command]
     server = subprocess.Popen(
