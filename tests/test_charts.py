@@ -245,3 +245,16 @@ def test_topic_bar_labels_are_short_enough_for_half_a_page_at_1024_px() -> None:
     data = bar["data"][0]
     assert len(data["y"][0]) <= len("7: ") + charts.TOPIC_AXIS_CHARS
     assert data["hovertext"][0] == f"7: {label}"  # the whole label on hover
+
+
+def test_map_labels_read_at_4_5_to_1_on_their_colour() -> None:
+    from dashboard import colours
+
+    labels = charts.paper_map(PAPERS).to_dict()["layout"]["annotations"]
+    assert labels
+    for label in labels:
+        assert label.get("opacity", 1) == 1
+        ratio = colours.contrast(label["font"]["color"], label["bgcolor"])
+        assert ratio >= colours.TEXT_RATIO, (label["text"], ratio)
+    for colour in (*charts.PALETTE, "#3c4043"):
+        assert colours.contrast(colours.text_on(colour), colour) >= colours.TEXT_RATIO, colour

@@ -42,6 +42,16 @@ def contrast(first: str, second: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+def text_on(background: str) -> str:
+    """Black or white, whichever reads better on ``background``: one of them always reaches 4.58:1
+    (the two ratios multiply to 21), so a label on any colour meets `TEXT_RATIO`.
+
+    >>> text_on("#1f77b4"), text_on("#ff7f0e")
+    ('#ffffff', '#000000')
+    """
+    return "#000000" if contrast("#000000", background) >= contrast("#ffffff", background) else "#ffffff"
+
+
 def blend(colour: str, over: str, alpha: float) -> str:
     """``colour`` at opacity ``alpha`` drawn over ``over``, as ``#rrggbb`` (what the eye sees)."""
     top, bottom = colour.lstrip("#"), over.lstrip("#")
