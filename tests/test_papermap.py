@@ -197,3 +197,10 @@ def test_corpus_load_and_map_of_the_seeds_agree_with_the_index(seeds_index: Path
     raw = analyze(corpus.load([SEEDS]).papers)
     stored = index.open_index(seeds_index).papers
     assert np.array_equal(raw.papers[["x", "y"]].to_numpy(), stored[["x", "y"]].to_numpy())
+
+
+def test_vectors_of_one_dimension_still_give_a_map() -> None:
+    # Four near-identical abstracts: their LSA has a single dimension (an upload of them failed).
+    vectors = np.array([[1.0], [1.0], [1.0], [1.0], [1.0]])
+    coords = papermap.layout(vectors)
+    assert coords.shape == (5, 2) and np.isfinite(coords).all()

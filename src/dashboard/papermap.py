@@ -51,6 +51,9 @@ def _fit_tsne(vectors: np.ndarray, random_state: int) -> np.ndarray:
     n = len(vectors)
     if n <= 3:  # too few for neighbourhoods: a line in the given order
         return np.stack([np.arange(n, dtype=np.float64), np.zeros(n)], axis=1)
+    vectors = np.asarray(vectors, dtype=np.float64)
+    if vectors.shape[1] < 2:  # a tiny corpus's LSA may have one dimension; PCA initialisation needs two
+        vectors = np.hstack([vectors, np.zeros((n, 2 - vectors.shape[1]))])
     tsne = openTSNE.TSNE(
         perplexity=max(1.0, min(PERPLEXITY, (n - 1) / 3)),
         metric="cosine",
@@ -60,7 +63,10 @@ def _fit_tsne(vectors: np.ndarray, random_state: int) -> np.ndarray:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # small-corpus notices (perplexity lowered, exact neighbours)
-        return np.asarray(tsne.fit(np.asarray(vectors, dtype=np.float64)), dtype=np.float64)
+        coords = np.asarray(tsne.fit(np.asarray(vectors, dtype=np.float64)), dtype=np.float64)
+    if not np.isfinite(coords).all():  # identical vectors have no neighbourhoods: a line, as for few
+        return np.stack([np.arange(n, dtype=np.float64), np.zeros(n)], axis=1)
+    return coords
 
 
 def place(
