@@ -119,17 +119,18 @@ def test_twenty_app_sessions_checking_at_once_share_one_cache(
             pages = []
             for _ in range(20):
                 page = open_page(browser, height=1400)
-                page.goto(f"{url}/links")  # type: ignore[attr-defined]
+                page.goto(f"{url}/links", wait_until="commit")  # type: ignore[attr-defined]
                 pages.append(page)
-            for page in pages:
-                settle(page, timeout=240)
-            for page in pages:  # as fast as the clicks go: the checks run side by side on the server
-                page.get_by_role("button", name=re.compile(r"^Check repositories \(\d+ to check\)$")).click()  # type: ignore[attr-defined]
+            pending = re.compile(r"^Check repositories \(\d+ to check\)$")
+            buttons = [page.get_by_role("button", name=pending) for page in pages]  # type: ignore[attr-defined]
+            for button in buttons:  # every page drawn first,
+                button.wait_for(timeout=240_000)
+            for button in buttons:  # then the clicks, as fast as they go: the checks run side by side
+                button.click()
             for page in pages:
                 page.get_by_role("button", name="Check repositories (0 to check)").wait_for(timeout=180_000)  # type: ignore[attr-defined]
-                settle(page)
+                page.get_by_text("Repository states, per").first.wait_for(timeout=60_000)  # type: ignore[attr-defined]
                 no_errors(page)
-                assert "Repository states, per" in page.inner_text("body")  # type: ignore[attr-defined]
             for page in pages:
                 page.context.close()  # type: ignore[attr-defined]
     connection = sqlite3.connect(cache)
