@@ -15,6 +15,15 @@ from dashboard.readers.fields import _require_abstract_column
 from dashboard.readers.report import _Log, _Record, _Refused
 
 
+def _refusal(error: workbook.Refused) -> _Refused:
+    """The load report's reason: a passed limit as it is, anything else as an unreadable file."""
+    if isinstance(error, workbook.TooBig):
+        return _Refused(str(error))
+    return _Refused(
+        f"not a readable Excel .xlsx file ({error}): save it again from Excel as .xlsx, or export CSV"
+    )
+
+
 def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
     try:
         book = workbook.Workbook(
@@ -23,12 +32,8 @@ def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
             max_ratio=limits.MAX_COMPRESSION_RATIO,
             size_text=_size,
         )
-    except workbook.TooBig as error:
-        raise _Refused(str(error)) from None
     except workbook.Refused as error:
-        raise _Refused(
-            f"not a readable Excel .xlsx file ({error}): save it again from Excel as .xlsx, or export CSV"
-        ) from None
+        raise _refusal(error) from None
     sheet = "papers" if "papers" in book.sheets else next(iter(book.sheets))
     records: list[_Record] = []
     header: list[str] | None = None
@@ -56,12 +61,8 @@ def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
                     f"cells right of the last header column ignored ({max(beyond)} > {len(header)})",
                 )
             records.append(_Record(f"row {number}", position, values))
-    except workbook.TooBig as error:
-        raise _Refused(str(error)) from None
     except workbook.Refused as error:
-        raise _Refused(
-            f"not a readable Excel .xlsx file ({error}): save it again from Excel as .xlsx, or export CSV"
-        ) from None
+        raise _refusal(error) from None
     if header is None:
         raise _Refused("the sheet is empty (put the papers on the first sheet or one named papers)")
     return records
