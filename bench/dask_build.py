@@ -3,6 +3,7 @@
     python bench/dask_build.py                  # 27k (the real corpus), then 1M (resampled; made if missing)
     python bench/dask_build.py --sizes 27k      # only the 27k comparison
     python bench/dask_build.py --workers 4      # local:4 and 4 local processes
+    python bench/dask_build.py --keep bench/data/index-1m   # keep the last size's local index there
 
 Each build runs ``paper-dashboard index`` in its own process; every 0.2 s the RSS of that process and of
 each descendant (local: the spawn pool's workers; Dask: the nannies and worker processes) is sampled,
@@ -122,6 +123,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="27k,1m", help="comma-separated: 27k, 1m (default both), seeds")
     parser.add_argument("--workers", type=int, default=2, help="local processes and Dask workers (2)")
+    parser.add_argument("--keep", type=Path, help="move the last size's local index here (for bench/scale.py)")
     args = parser.parse_args()
     print(
         f"machine: {os.cpu_count()} CPUs, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
@@ -129,7 +131,8 @@ def main() -> None:
     )
     scratch = Path(tempfile.mkdtemp(prefix="dask-bench-"))
     try:
-        for size in args.sizes.lower().split(","):
+        sizes = args.sizes.lower().split(",")
+        for size in sizes:
             if size == "seeds":  # a smoke test of the script itself
                 paths = [REPO / "seeds"]
             elif size == "27k":
@@ -168,6 +171,10 @@ def main() -> None:
                 f"Dask overhead at {size}: {overhead:+.0%} wall time, "
                 f"{dask['peak_total_mb'] - local['peak_total_mb']:+,} MB peak of the sum"
             )
+            if args.keep and size == sizes[-1]:
+                shutil.rmtree(args.keep, ignore_errors=True)
+                shutil.move(scratch / f"{size}-local.index", args.keep)
+                print(f"{'':>24}(the local index is kept in {args.keep})")
             for name in ("local", "dask"):
                 shutil.rmtree(scratch / f"{size}-{name}.index", ignore_errors=True)
     finally:
