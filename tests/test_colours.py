@@ -133,3 +133,21 @@ def test_no_light_colour_stands_for_two_dark_ones() -> None:
     for (_, light), (_, dark) in both:
         pairs.setdefault(light.lower(), set()).add(dark.lower())
     assert {light: dark for light, dark in pairs.items() if len(dark) > 1} == {}
+
+
+def test_every_similarity_cell_number_reads_on_its_cell() -> None:
+    values = [round(v / 20, 2) for v in range(21)]  # the whole 0-1 scale, one cell per step
+    size = 7
+    matrix = pd.DataFrame([[values[(i * 3 + j) % 21] for j in range(size)] for i in range(size)])
+    fig = charts.similarity_heatmap(matrix, [chr(65 + n) for n in range(size)])
+    cells = {(a.y, a.x): a for a in fig.layout.annotations}
+    assert len(cells) == size * size
+    ratios = []
+    for i, row in enumerate(matrix.to_numpy()):
+        for j, value in enumerate(row):
+            note = cells[(chr(65 + i), chr(65 + j))]
+            assert note.text == f"{value:.2f}"
+            ratios.append(contrast(note.font.color, charts.cell_colour(value)))
+    assert min(ratios) >= TEXT_RATIO
+    # the ends of the scale are the scale's own colours: white-ish at 0, dark blue at 1
+    assert colours.luminance(charts.cell_colour(0.0)) > 0.9 > 0.1 > colours.luminance(charts.cell_colour(1.0))

@@ -535,9 +535,7 @@ def similarity_heatmap(
             y=names,
             zmin=0,
             zmax=1,
-            colorscale="Blues",
-            text=[[f"{v:.2f}" for v in row] for row in values],
-            texttemplate="%{text}",
+            colorscale=SIMILARITY_SCALE,
             customdata=[
                 [f"{full[i]}<br>vs<br>{full[j]}" for j in range(len(full))] for i in range(len(full))
             ],
@@ -545,9 +543,31 @@ def similarity_heatmap(
             colorbar={"title": {"text": "cosine"}, "thickness": 12},
         )
     )
+    # Each cell's number in black or white, whichever reads on that cell (4.5:1): Plotly's own heatmap
+    # text picks #444 on mid blues (about 4:1). Annotations, so the figure keeps one (heatmap) trace.
+    fig.update_layout(
+        annotations=[
+            {
+                "x": names[j], "y": names[i], "text": f"{value:.2f}", "showarrow": False,
+                "font": {"color": colours.text_on(cell_colour(value)), "size": 12},
+            }
+            for i, row in enumerate(values) for j, value in enumerate(row) if np.isfinite(value)
+        ]
+    )  # fmt: skip
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(automargin=True)
     return _base_layout(fig, title, "Paper", "Paper", 150 + 60 * len(names))
+
+
+SIMILARITY_SCALE = "Blues"
+
+
+def cell_colour(value: float, scale: str = SIMILARITY_SCALE) -> str:
+    """The ``#rrggbb`` colour a heatmap with colour scale ``scale`` (0 to 1) paints ``value`` in."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    rgb = unlabel_rgb(sample_colorscale(scale, [min(1.0, max(0.0, float(value)))])[0])
+    return "#" + "".join(f"{round(channel):02x}" for channel in rgb)
 
 
 def words_histogram(n_words: pd.Series, *, title: str = "Abstract length", bins: int = 30) -> go.Figure:
