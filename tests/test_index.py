@@ -109,6 +109,33 @@ def test_sampled_fit_assigns_every_paper_to_the_model_topics(tmp_path):
     assert len(opened.analysis.most_similar(papers["id"].iloc[-1])) == 5
 
 
+def test_every_float_step_of_the_build_runs_on_one_thread(tmp_path, monkeypatch):
+    """Sums split over BLAS/OpenMP threads round differently with their number; a Dask worker, a
+    pool worker and the client each have their own, so the build pins every float step to one thread
+    and the index is the same wherever it is built (bench/dask_build.py compares the 27k builds,
+    where two threads against one changed lsa.npy and the topics; at this size both agree anyway).
+    """
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from dashboard import indexing, papermap, topics
+
+    seen: dict[str, set[int]] = {}
+
+    def spy(name, function):
+        def recorded(*args, **kwargs):
+            seen.setdefault(name, set()).update(pool["num_threads"] for pool in threadpool_info())
+            return function(*args, **kwargs)
+
+        return recorded
+
+    monkeypatch.setattr(topics.TopicModel, "fit", spy("fit", topics.TopicModel.fit))
+    monkeypatch.setattr(indexing.TopicTransform, "assign", spy("assign", indexing.TopicTransform.assign))
+    monkeypatch.setattr(papermap, "layout", spy("map", papermap.layout))
+    with threadpool_limits(limits=2):  # what a two-core machine's process starts with
+        index.build_index([SEEDS], tmp_path / "sampled.index", workers=1, fit_size=40)
+    assert seen == {"fit": {1}, "assign": {1}, "map": {1}}
+
+
 def test_assigning_the_fitted_papers_again_mostly_gives_their_own_topics():
     texts = analysis.paper_texts(corpus.load([SEEDS]).papers)
     from dashboard.topics import TopicModel

@@ -64,6 +64,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
 from dashboard import __version__, corpus, papermap, similarity
 from dashboard.analysis import Analysis, analyze, paper_texts, topics_table
@@ -680,28 +681,36 @@ def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> 
         return io.BytesIO(value) if isinstance(value, bytes) else value
 
     try:
-        vocabulary_file = counts["vocabulary.arrow"]
-        vocabulary_table = (
-            pa.ipc.open_file(pa.BufferReader(vocabulary_file)).read_all()
-            if isinstance(vocabulary_file, bytes)
-            else _read_arrow(vocabulary_file)
-        )
-        vocabulary = vocabulary_table.column("term").to_pylist()
-        abstract_counts = sp.csr_matrix(sp.load_npz(source("abstract_counts.npz")))
-        out: dict[str, Any] = {}
-        for n in indexing.TERM_NGRAMS:
-            mapping = indexing.column_mapping(vocabulary, shared.vocabularies[n])
-            out[f"terms/{n}"] = indexing.remap_columns(abstract_counts, mapping, len(shared.vocabularies[n]))
-        if shared.transform is not None:
-            counts_matrix = indexing.remap_columns(
-                sp.csr_matrix(sp.load_npz(source("topic_counts.npz"))),
-                indexing.column_mapping(vocabulary, shared.terms),
-                len(shared.terms),
+        # Every float computation of the build (here, and the fit and the rest in the client) runs on one
+        # BLAS/OpenMP thread: a sum split over threads rounds differently with their number, and a Dask
+        # worker, a pool worker and the client each have their own, so the index would depend on where
+        # it was built (the 27k index differed in lsa.npy and everything after it). One thread makes
+        # the index the same from one machine or a cluster, whatever their cores.
+        with threadpool_limits(limits=1):
+            vocabulary_file = counts["vocabulary.arrow"]
+            vocabulary_table = (
+                pa.ipc.open_file(pa.BufferReader(vocabulary_file)).read_all()
+                if isinstance(vocabulary_file, bytes)
+                else _read_arrow(vocabulary_file)
             )
-            tfidf = indexing.tfidf_rows(counts_matrix, shared.idf)
-            out["tfidf"] = tfidf
-            out["assigned"] = shared.transform.assign(tfidf, np.load(source("area_scores.npy")))
-        return out
+            vocabulary = vocabulary_table.column("term").to_pylist()
+            abstract_counts = sp.csr_matrix(sp.load_npz(source("abstract_counts.npz")))
+            out: dict[str, Any] = {}
+            for n in indexing.TERM_NGRAMS:
+                mapping = indexing.column_mapping(vocabulary, shared.vocabularies[n])
+                out[f"terms/{n}"] = indexing.remap_columns(
+                    abstract_counts, mapping, len(shared.vocabularies[n])
+                )
+            if shared.transform is not None:
+                counts_matrix = indexing.remap_columns(
+                    sp.csr_matrix(sp.load_npz(source("topic_counts.npz"))),
+                    indexing.column_mapping(vocabulary, shared.terms),
+                    len(shared.terms),
+                )
+                tfidf = indexing.tfidf_rows(counts_matrix, shared.idf)
+                out["tfidf"] = tfidf
+                out["assigned"] = shared.transform.assign(tfidf, np.load(source("area_scores.npy")))
+            return out
     except Exception as error:
         raise IndexBuildError(f"assigning {where} failed: {type(error).__name__}: {error}") from error
 
@@ -1055,10 +1064,12 @@ def build_index(
             f"counting terms of {n_papers:,} papers; fitting topics on {min(n_papers, fit_size):,} of them",
             finished="read",
         )
-        model, fit_rows = _fit(parts, n_papers, settings, tax)
+        with threadpool_limits(limits=1):  # the same floats on any machine or cluster: `assign_part`
+            model, fit_rows = _fit(parts, n_papers, settings, tax)
         maps.finish_counting()
         say("assigning topics, writing the table, term counts and search index", finished="count and fit")
-        manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
+        with threadpool_limits(limits=1):
+            manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
         maps.close()
         maps = None
         manifest.update(
