@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -145,3 +146,58 @@ def test_iclr_corpus(corpora_dir: Path) -> None:
     assert (table.loc[with_url, "links"].map(len) > 0).all()
     assert (table["code_status"] == "released").sum() >= 60
     assert (table["n_words"] > 20).all()
+
+
+_SPLIT_CHECK = r"""
+import json, os, sys, threading
+from pathlib import Path
+from dashboard import corpus, enrich
+
+raw = corpus.load([Path(sys.argv[1])], derive=False).papers
+names = ("abstract", "title", "code_url", "project_url")
+columns = tuple(enrich._strings(raw, name, len(raw)) for name in names)
+block = enrich._derive_block
+pids = set()
+
+
+def recorded(start, size):
+    return [(os.getpid(), row) for row in block(start, size)]
+
+
+enrich._derive_block = recorded  # forked processes inherit it: each row says which process derived it
+split = enrich.derive_all(columns, parallel_from=20)
+pids = {pid for pid, _ in split}
+enrich._derive_block = block
+serial = [enrich.derive_fields(*row) for row in zip(*columns)]
+holder = threading.Event()
+threading.Thread(target=holder.wait, daemon=True).start()  # a second thread: no fork any more
+print(json.dumps({
+    "rows": len(serial), "processes": len(pids), "parent_derived": os.getpid() in pids,
+    "same": [row for _, row in split] == serial,
+    "with_a_thread": enrich._processes_for(len(serial), 20),
+}))
+holder.set()
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores to split the work")
+def test_a_large_corpus_is_derived_in_several_processes_with_the_same_result(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    source = tmp_path / "papers.jsonl"  # 120 records with links, markup, code fields and titles
+    records = [
+        {"title": f"Paper {i}", "code_url": f"https://github.com/b/c{i}" if i % 3 == 0 else "",
+         "abstract": f"We propose M{i}Net, a **model** for $x^{i}$. Code: github.com/a/r{i}."}
+        for i in range(120)
+    ]  # fmt: skip
+    source.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    # A fresh process: pytest's own has threads by now, and a process with threads never forks.
+    done = subprocess.run(
+        [sys.executable, "-c", _SPLIT_CHECK, str(source)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert facts["rows"] == 120 and facts["same"]
+    assert facts["processes"] >= 2 and not facts["parent_derived"]
+    assert facts["with_a_thread"] == 1

@@ -1,13 +1,23 @@
 """Turn raw paper records into the paper table: every derived column of `dashboard.schema`.
 
 `corpus.load` calls `add_derived_columns` once per load. The work is one pass of plain Python over
-the abstracts (no per-row pandas ``apply``), about 100 µs per abstract; `bench/enrich.py` prints
+the abstracts (no per-row pandas ``apply``), about 150 µs per abstract; `bench/enrich.py` prints
 the figures for the 27k corpus.
+
+From `PARALLEL_FROM` papers on, the pass is split over the machine's cores (forked processes, each
+deriving a block of rows; the result is the same as one process's, tested). Only a process with no
+other thread forks (the CLI, the index build's client, a script): a server's process (Streamlit's, with
+its threads) and any multiprocessing child (an index build's worker, an upload's sandboxed worker,
+whose memory budget must see everything it does) derive in one process.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,7 +29,11 @@ from dashboard.links import code_release, extract_links, find_urls
 from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS
 from dashboard.text import clean_markup, count_words, is_placeholder_abstract
 
-__all__ = ["DerivedFields", "add_derived_columns", "decision_tier", "derive_fields"]
+__all__ = ["PARALLEL_FROM", "DerivedFields", "add_derived_columns", "decision_tier", "derive_fields"]
+
+# Below this many papers a second process costs more (a fork, sending the results back) than it saves.
+PARALLEL_FROM = 10_000
+_BLOCKS_PER_PROCESS = 4  # smaller blocks even out abstracts of different lengths
 
 _STR_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
 _STRING_COLUMNS = ("id", "source", "venue", "title", "abstract", "abstract_clean", "code_url", "github_repo",
@@ -116,10 +130,7 @@ def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
     titles = _strings(raw, "title", n)
     record_code_urls = _strings(raw, "code_url", n)
     project_urls = _strings(raw, "project_url", n)
-    derived = [
-        derive_fields(a, t, c, p)
-        for a, t, c, p in zip(abstracts, titles, record_code_urls, project_urls, strict=True)
-    ]
+    derived = derive_all((abstracts, titles, record_code_urls, project_urls))
     columns: dict[str, Any] = {name: raw[name] for name in raw.columns}
     columns.setdefault("id", [f"paper-{i}" for i in range(1, n + 1)])
     columns.setdefault("source", [""] * n)
@@ -154,6 +165,44 @@ def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
     order = [*CORE_COLUMNS, *(name for name in OPTIONAL_COLUMNS if name in table.columns)]
     order += [name for name in table.columns if name not in order]
     return table[order]
+
+
+def derive_all(columns: tuple[list[str], ...], *, parallel_from: int = PARALLEL_FROM) -> list[DerivedFields]:
+    """`derive_fields` of every row of ``columns`` (abstracts, titles, code URLs, project URLs), in order.
+
+    Split over the cores from ``parallel_from`` rows on, where this process may fork (module docstring).
+    """
+    n = len(columns[0])
+    processes = _processes_for(n, parallel_from)
+    if processes < 2:
+        return [derive_fields(*row) for row in zip(*columns, strict=True)]
+    global _ROWS
+    _ROWS = columns  # the forked processes read their blocks from here: nothing is sent to them
+    try:
+        step = -(-n // (processes * _BLOCKS_PER_PROCESS))
+        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
+            blocks = list(pool.map(_derive_block, range(0, n, step), [step] * len(range(0, n, step))))
+    finally:
+        _ROWS = None
+    return [row for block in blocks for row in block]
+
+
+_ROWS: tuple[list[str], ...] | None = None
+
+
+def _derive_block(start: int, size: int) -> list[DerivedFields]:
+    assert _ROWS is not None
+    return [
+        derive_fields(*row) for row in zip(*(column[start : start + size] for column in _ROWS), strict=True)
+    ]
+
+
+def _processes_for(n: int, parallel_from: int) -> int:
+    if n < parallel_from or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if threading.active_count() > 1 or multiprocessing.parent_process() is not None:
+        return 1  # forking a process with other threads can deadlock; a child's work stays its own
+    return min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8)
 
 
 def _strings(frame: pd.DataFrame, column: str, n: int) -> list[str]:
