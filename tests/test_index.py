@@ -136,6 +136,24 @@ def test_every_float_step_of_the_build_runs_on_one_thread(tmp_path, monkeypatch)
     assert seen == {"fit": {1}, "assign": {1}, "map": {1}}
 
 
+def test_one_thread_also_holds_for_the_libraries_the_build_loads_late() -> None:
+    """threadpoolctl limits only loaded libraries; scikit-learn's OpenMP and SciPy's BLAS load when the
+    fit starts. In a fresh process (pytest's has them loaded already) they must still get one thread."""
+    import subprocess
+    import sys
+
+    check = (
+        "import json\nfrom threadpoolctl import threadpool_info\nfrom dashboard import index\n"
+        "with index.one_thread():\n    from dashboard.topics import TopicModel\n"
+        "    print(json.dumps([[p['internal_api'], p['num_threads']] for p in threadpool_info()]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    pools = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {api for api, _ in pools} >= {"openblas", "openmp"}
+    assert all(threads == 1 for _, threads in pools), pools
+
+
 def test_assigning_the_fitted_papers_again_mostly_gives_their_own_topics():
     texts = analysis.paper_texts(corpus.load([SEEDS]).papers)
     from dashboard.topics import TopicModel

@@ -668,6 +668,21 @@ class AssignInputs:
     transform: Any  # indexing.TopicTransform | None (indexing is imported only when building)
 
 
+def one_thread() -> threadpool_limits:
+    """Every float computation of the build runs inside this: one BLAS and one OpenMP thread.
+
+    A sum split over threads rounds differently with their number, and the client, a pool worker and a
+    Dask worker each have their own, so the index would depend on where it was built (at 27k papers
+    lsa.npy, the topics and the map differed between the local and the Dask build). One thread makes it
+    the same from one machine or a cluster, whatever their cores. The numeric libraries are loaded first:
+    threadpoolctl can only limit a library that is loaded (scikit-learn's OpenMP and SciPy's BLAS load
+    with `dashboard.topics`, which the build imports late).
+    """
+    import dashboard.topics  # noqa: F401
+
+    return threadpool_limits(limits=1)
+
+
 def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> dict[str, Any]:
     """Map step 3 for one partition: Terms-page counts over the joint vocabularies, TF-IDF rows, topics.
 
@@ -681,12 +696,7 @@ def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> 
         return io.BytesIO(value) if isinstance(value, bytes) else value
 
     try:
-        # Every float computation of the build (here, and the fit and the rest in the client) runs on one
-        # BLAS/OpenMP thread: a sum split over threads rounds differently with their number, and a Dask
-        # worker, a pool worker and the client each have their own, so the index would depend on where
-        # it was built (the 27k index differed in lsa.npy and everything after it). One thread makes
-        # the index the same from one machine or a cluster, whatever their cores.
-        with threadpool_limits(limits=1):
+        with one_thread():
             vocabulary_file = counts["vocabulary.arrow"]
             vocabulary_table = (
                 pa.ipc.open_file(pa.BufferReader(vocabulary_file)).read_all()
@@ -1064,11 +1074,11 @@ def build_index(
             f"counting terms of {n_papers:,} papers; fitting topics on {min(n_papers, fit_size):,} of them",
             finished="read",
         )
-        with threadpool_limits(limits=1):  # the same floats on any machine or cluster: `assign_part`
+        with one_thread():
             model, fit_rows = _fit(parts, n_papers, settings, tax)
         maps.finish_counting()
         say("assigning topics, writing the table, term counts and search index", finished="count and fit")
-        with threadpool_limits(limits=1):
+        with one_thread():
             manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
         maps.close()
         maps = None
