@@ -457,21 +457,23 @@ def paper_map(
     # 25 legend entries did not fit beside the map and hid under the hover box. Coloured by another
     # field, the labels stay (dark) and the legend names the colours.
     topics = shown["topic"].to_numpy()
+    xs, ys = shown["x"].to_numpy(float), shown["y"].to_numpy(float)
+    labels = []
     for topic in sorted(set(topics.tolist()) - {OUTLIER_TOPIC}):
         rows = np.flatnonzero(topics == topic)
-        x, y = label_position(shown["x"].to_numpy(float)[rows], shown["y"].to_numpy(float)[rows])
+        x, y = label_position(xs[rows], ys[rows])
         # opaque, with black or white text, whichever reaches 4.5:1 on it (white reached 3.5:1 on 20
         # of the 30 topic colours)
         behind = PALETTE[int(topic) % len(PALETTE)] if colour == "topic" else "#3c4043"
-        fig.add_annotation(
-            x=x,
-            y=y,
-            text=f"<b>{map_label(topic, shown['topic_label'].iloc[rows[0]])}</b>",
-            showarrow=False,
-            font={"color": colours.text_on(behind), "size": 11},
-            bgcolor=behind,
-            borderpad=2,
-        )
+        labels.append(
+            {
+                "x": x, "y": y, "text": f"<b>{map_label(topic, shown['topic_label'].iloc[rows[0]])}</b>",
+                "showarrow": False, "font": {"color": colours.text_on(behind), "size": 11},
+                "bgcolor": behind, "borderpad": 2,
+            }
+        )  # fmt: skip
+    # All at once: add_annotation validates every annotation already there again (1.4 s for 40 labels).
+    fig.update_layout(annotations=labels)
     if colour != "topic":
         fig.update_layout(
             showlegend=True,
