@@ -258,3 +258,13 @@ def test_map_labels_read_at_4_5_to_1_on_their_colour() -> None:
         assert ratio >= colours.TEXT_RATIO, (label["text"], ratio)
     for colour in (*charts.PALETTE, "#3c4043"):
         assert colours.contrast(colours.text_on(colour), colour) >= colours.TEXT_RATIO, colour
+
+
+def test_map_hover_comes_from_a_hover_column_when_the_caller_has_one() -> None:
+    own = charts.paper_map(PAPERS)
+    given = charts.paper_map(PAPERS.assign(hover=charts.map_hover(PAPERS)))
+    assert [list(t.hovertext) for t in given.data] == [list(t.hovertext) for t in own.data]
+    marked = charts.paper_map(PAPERS.assign(hover=[f"cached {i}" for i in range(len(PAPERS))]))
+    assert sorted(h for t in marked.data for h in t.hovertext) == sorted(
+        f"cached {i}" for i in range(len(PAPERS))
+    )

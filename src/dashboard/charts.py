@@ -313,8 +313,9 @@ def _authors_line(authors: object, limit: int = 3) -> str:
     return safe_label(shown, 90)
 
 
-def _map_hover(group: pd.DataFrame) -> list[str]:
-    """Title (up to three lines), then authors and year, then the method names, escaped."""
+def map_hover(group: pd.DataFrame) -> list[str]:
+    """A map point's hover text: title (up to three lines), then authors and year, then the method
+    names, escaped. `paper_map` uses a ``hover`` column instead where ``papers`` has one."""
     titles = _hover_titles(group["title"]) if "title" in group.columns else [""] * len(group)
     authors = group["authors"].tolist() if "authors" in group.columns else [()] * len(group)
     years = group["year"].tolist() if "year" in group.columns else [None] * len(group)
@@ -407,7 +408,8 @@ def paper_map(
     """Scatter of papers at (``x``, ``y``), one trace per value of ``colour`` (a `MAP_COLOUR_FIELDS`
     column; topic by default), topic labels at their clusters; hover shows title, authors, year, methods.
 
-    Each point carries the paper id as ``customdata`` so a selection can filter the papers.
+    Each point carries the paper id as ``customdata`` so a selection can filter the papers; its hover
+    text is the ``hover`` column where ``papers`` has one (a cache's), else `map_hover`.
     ``background`` (e.g. the papers the filters leave out) is drawn first in pale grey, without ids
     or hover, so the map keeps its shape while filtering. ``highlight`` draws ``papers`` larger with a
     dark outline (search hits among the rest). Above ``max_points`` a seeded sample is drawn and the
@@ -448,7 +450,7 @@ def paper_map(
                 name=name,
                 marker=marker,
                 customdata=group["id"].to_numpy(),
-                hovertext=_map_hover(group),
+                hovertext=group["hover"].tolist() if "hover" in group.columns else map_hover(group),
                 hovertemplate="%{hovertext}<extra>" + name + "</extra>",
             )
         )
