@@ -52,3 +52,27 @@ def test_a_missing_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch)
     assert not semantic.available()
     with pytest.raises(semantic.SemanticUnavailable, match=r"\[semantic\]"):
         semantic.model_files()
+
+
+def test_the_cli_finds_papers_like_a_text_in_the_embedding_space(tmp_path, capsys) -> None:
+    from pathlib import Path
+
+    from dashboard import cli, similar
+
+    assert "minilm" in similar.SPACES  # registered because the extra is installed
+    corpus = tmp_path / "papers.csv"
+    corpus.write_text(
+        "id,title,abstract\n"
+        "g,Molecules,Graph neural networks predict the properties of molecules from their bonds.\n"
+        "d,Images,Denoising diffusion models synthesise high-resolution photographs.\n"
+        "r,Robots,A legged robot learns to walk on rough terrain with reinforcement learning.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "like.csv"
+    code = cli.main(
+        ["search", str(corpus), "a quadruped learning locomotion policies", "--like", "--space", "minilm",
+         "--top", "3", "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    rows = Path(out).read_text(encoding="utf-8-sig").splitlines()  # a BOM, for Excel
+    assert rows[0].startswith("rank,id,title,score") and rows[1].split(",")[1] == "r"

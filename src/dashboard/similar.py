@@ -16,9 +16,9 @@ paper's neighbours share its OpenReview primary area on ICLR 1k; see the README)
 
 **Plugging in another space** (an embedding model): write a class with ``name``, ``label``,
 ``paper_vectors()`` and ``text_vector(text)`` as below, fitted once per corpus (for an index, store
-its vectors there and read them memory-mapped), and register a factory in `SPACES`
-(``SPACES["minilm"] = lambda analysis: MiniLmSpace(...)``); the Papers page, the ``search --like``
-CLI and the benchmark take any name in `SPACES`.
+its vectors there and read them memory-mapped), and register a factory in `SPACES`; the ``search
+--like --space NAME`` CLI and the benchmarks take any name in `SPACES`, the Papers page takes
+`DEFAULT_SPACE`. With the ``[semantic]`` extra installed, ``minilm`` (`embedding_space`) is registered.
 
 >>> import numpy as np
 >>> space = ArraySpace(np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
@@ -160,7 +160,26 @@ def lsa_space(analysis: Any) -> LsaSpace:
     return LsaSpace(tfidf_space(analysis), np.asarray(analysis.model.lsa_))
 
 
+def embedding_space(analysis: Any) -> VectorSpace:
+    """The sentence-embedding space of the ``[semantic]`` extra (`dashboard.semantic`): every paper's
+    text encoded once, when the space is made (about 9 papers per CPU-second: README)."""
+    from dashboard import semantic
+    from dashboard.analysis import paper_texts
+
+    return semantic.EmbeddingSpace.of_texts(paper_texts(analysis.papers))
+
+
 SPACES: dict[str, Callable[[Any], VectorSpace]] = {"tfidf": tfidf_space, "lsa": lsa_space}
+
+
+def _register_semantic() -> None:
+    from dashboard import semantic  # light: it imports onnxruntime only when a model is loaded
+
+    if semantic.available():
+        SPACES["minilm"] = embedding_space
+
+
+_register_semantic()
 
 
 def similarities(vectors: Vectors, query: Vectors) -> np.ndarray:
