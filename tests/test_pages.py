@@ -6,6 +6,7 @@ before the fix it names.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +216,18 @@ def test_compare_with_four_papers_takes_no_more_and_says_so(seeds: pd.DataFrame)
     ok(at)
     assert at.query_params.get("cmp") == [seeds["id"].iloc[i] for i in (0, 2, 3)]
     assert not at.text_input(key=keys.COMPARE_FIND).disabled
+
+
+@pytest.mark.parametrize(
+    "page", ["overview", "topics", "terms", "links", "compare"]
+)  # the pages with charts on the seeds
+def test_chart_titles_show_as_text_not_as_markup(seeds: pd.DataFrame, page: str) -> None:
+    # Titles are escaped (they may hold corpus text): markup written into one shows as "<br><sup>".
+    query = {"cmp": list(seeds["id"][:3])} if page == "compare" else None
+    at = ok(app(page, query))
+    charts_seen = at.main.get("plotly_chart")
+    assert charts_seen
+    for chart in charts_seen:
+        title = json.loads(chart.proto.spec).get("layout", {}).get("title", {})
+        shown = f"{title.get('text', '')} {title.get('subtitle', {}).get('text', '')}"
+        assert "&lt;" not in shown and "&gt;" not in shown, shown

@@ -527,8 +527,12 @@ def similarity_heatmap(
     *,
     titles: Sequence[str] | None = None,
     title: str = "Pairwise similarity",
+    subtitle: str = "",
 ) -> go.Figure:
-    """Heatmap of a square similarity matrix; axes show short ``labels`` (A, B, C), the hover shows titles."""
+    """Heatmap of a square similarity matrix; axes show short ``labels`` (A, B, C), the hover shows titles.
+
+    ``subtitle`` is a second, smaller title line (both are plain text, escaped).
+    """
     names = [safe_label(label, 30) for label in labels]
     full = [wrapped_label(t, width=50, max_lines=2) for t in (titles or labels)]
     values = matrix.to_numpy(dtype=float)
@@ -560,7 +564,10 @@ def similarity_heatmap(
     )  # fmt: skip
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(automargin=True)
-    return _base_layout(fig, title, "Paper", "Paper", 150 + 60 * len(names))
+    _base_layout(fig, title, "Paper", "Paper", 150 + 60 * len(names))
+    if subtitle:
+        fig.update_layout(title_subtitle_text=_escape(subtitle), margin_t=70)
+    return fig
 
 
 SIMILARITY_SCALE = "Blues"

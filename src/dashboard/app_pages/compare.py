@@ -14,7 +14,8 @@ FOUND_SHOWN = 8
 LETTERS = "ABCD"
 # What the numbers are (`Analysis.similarity_matrix` and `most_similar` score tf-idf vectors).
 # Two lines: the chart sits in a third of the page, where one line of this was cut at 1024 px.
-SIMILARITY_TITLE = "Pairwise similarity of the words<br><sup>1 = same, 0 = none shared</sup>"
+SIMILARITY_TITLE = "Pairwise similarity of the words"
+SIMILARITY_SUBTITLE = "1 = the same words, 0 = none shared"
 SIMILARITY_NOTE = (
     "Cosine similarity of the abstracts' tf-idf word weights: 1 = the same words in the same "
     "proportions, 0 = no word in common. The similar papers beside are scored the same way."
@@ -162,6 +163,7 @@ if view.analysis is not None:
                 list(LETTERS[: len(picked)]),
                 titles=[titles[p] for p in picked],
                 title=SIMILARITY_TITLE,
+                subtitle=SIMILARITY_SUBTITLE,
             ),
             view,
             name="similarity",
