@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard import screen
+from dashboard.ui import markup
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
 
 HOSTILE = [
@@ -126,3 +127,18 @@ def test_link_html_only_links_http() -> None:
 
 def test_chips_are_escaped() -> None:
     assert chips_html(["<b>", "ok"]) == '<span class="chip">&lt;b&gt;</span> <span class="chip">ok</span>'
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("Short title", 90, "Short title"),
+        ("EgoTactile: a benchmark pairing egocentric video with full-hand pressure", 40,
+         "EgoTactile: a benchmark pairing…"),
+        ("x" * 50, 10, "x" * 9 + "…"),  # one long word is cut inside it
+        ("  spaced \n out  ", 90, "spaced out"),
+    ],
+)  # fmt: skip
+def test_shortened_cuts_at_a_word_and_says_so(text: str, limit: int, expected: str) -> None:
+    assert markup.shortened(text, limit) == expected
+    assert len(markup.shortened(text, limit)) <= limit

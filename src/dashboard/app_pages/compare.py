@@ -6,7 +6,7 @@ from dashboard import charts, lookup, similarity
 from dashboard.ui import components, keys, tables
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
-from dashboard.ui.markup import chips_html, escape_markdown, marked_html, text_html
+from dashboard.ui.markup import chips_html, escape_markdown, marked_html, shortened, text_html
 from dashboard.ui.url import write_query
 
 MAX_PAPERS = components.COMPARE_AT_MOST
@@ -172,16 +172,17 @@ if view.analysis is not None:
     with right:
         st.markdown("**Most similar to each picked paper**")
         for n, paper_id in enumerate(picked):
-            with st.expander(f"{LETTERS[n]}. " + escape_markdown(str(titles[paper_id])[:90])):
+            with st.expander(f"{LETTERS[n]}. " + escape_markdown(shortened(titles[paper_id], 90))):
                 nearest = view.analysis.most_similar(paper_id, n=5)
                 for row in nearest.itertuples(index=False):
+                    title = escape_markdown(shortened(row.title, 100))
                     if len(picked) < MAX_PAPERS and str(row.id) not in picked:
                         st.button(
-                            f"Add · {float(row.similarity):.2f} · " + escape_markdown(str(row.title)[:100]),
+                            f"Add · {float(row.similarity):.2f} · {title}",
                             key=f"{keys.COMPARE_ADD_PREFIX}.{paper_id}.{row.id}",
                             on_click=_add,
                             args=(str(row.id),),
                             type="tertiary",
                         )
                     else:
-                        st.caption(f"{float(row.similarity):.2f} · " + escape_markdown(str(row.title)[:100]))
+                        st.caption(f"{float(row.similarity):.2f} · {title}")

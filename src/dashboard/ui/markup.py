@@ -35,6 +35,19 @@ def escape_markdown(text: object) -> str:
     return _MARKDOWN_SPECIALS.sub(r"\\\1", one_line)
 
 
+def shortened(text: object, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters with an ellipsis.
+
+    >>> shortened("A benchmark pairing egocentric video with pressure", 30)
+    'A benchmark pairing…'
+    """
+    one_line = " ".join(visible(text).split())
+    if len(one_line) <= limit:
+        return one_line
+    cut = one_line[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:·-") + "…"
+
+
 def text_html(text: object) -> str:
     """Escaped HTML of plain text; line breaks kept, control, bidi and invisible characters removed."""
     return html.escape(visible(text)).replace("\n", "<br>")
