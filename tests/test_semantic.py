@@ -76,3 +76,37 @@ def test_the_cli_finds_papers_like_a_text_in_the_embedding_space(tmp_path, capsy
     assert code == 0, capsys.readouterr().err
     rows = Path(out).read_text(encoding="utf-8-sig").splitlines()  # a BOM, for Excel
     assert rows[0].startswith("rank,id,title,score") and rows[1].split(",")[1] == "r"
+
+
+def test_an_index_built_with_semantic_holds_the_embeddings_the_search_reads(tmp_path, capsys) -> None:
+    from pathlib import Path
+
+    from dashboard import cli, index, similar
+
+    corpus = tmp_path / "papers.csv"
+    corpus.write_text(
+        "id,title,abstract\n"
+        "g,Molecules,Graph neural networks predict the properties of molecules from their bonds.\n"
+        "d,Images,Denoising diffusion models synthesise high-resolution photographs.\n"
+        "r,Robots,A legged robot learns to walk on rough terrain with reinforcement learning.\n"
+        "e,Empty,Abstract unavailable.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "papers.index"
+    assert cli.main(["index", str(corpus), "--out", str(out), "--workers", "1", "--semantic"]) == 0
+    manifest = index.read_manifest(out)
+    assert manifest["semantic"]["model"] == semantic.MODEL_ID and "semantic.npy" in manifest["files"]
+    opened = index.open_index(out, verify=True)
+    stored = np.asarray(opened.analysis.model.semantic_)
+    assert stored.shape == (4, semantic.DIMENSIONS)
+    assert np.allclose(np.linalg.norm(stored[:3], axis=1), 1.0, atol=1e-5) and not stored[3].any()
+    space = similar.embedding_space(opened.analysis)
+    assert np.array_equal(space.paper_vectors(), stored)  # read from the index, not encoded again
+    assert index.build_index([corpus], tmp_path / "plain.index", workers=1).get("semantic") is None
+    hits = tmp_path / "like.csv"
+    code = cli.main(
+        ["search", str(out), "a quadruped learning locomotion policies", "--like", "--space", "minilm",
+         "--top", "2", "--out", str(hits)]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert Path(hits).read_text(encoding="utf-8-sig").splitlines()[1].split(",")[1] == "r"

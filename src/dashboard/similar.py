@@ -161,11 +161,15 @@ def lsa_space(analysis: Any) -> LsaSpace:
 
 
 def embedding_space(analysis: Any) -> VectorSpace:
-    """The sentence-embedding space of the ``[semantic]`` extra (`dashboard.semantic`): every paper's
-    text encoded once, when the space is made (about 9 papers per CPU-second: README)."""
+    """The sentence-embedding space of the ``[semantic]`` extra (`dashboard.semantic`): the vectors an
+    index built with ``--semantic`` holds, else every paper's text encoded now (about 9 papers per
+    CPU-second: README), once per corpus for whoever keeps the space."""
     from dashboard import semantic
     from dashboard.analysis import paper_texts
 
+    stored = getattr(analysis.model, "semantic_", None)
+    if stored is not None:
+        return semantic.EmbeddingSpace(np.asarray(stored))
     return semantic.EmbeddingSpace.of_texts(paper_texts(analysis.papers))
 
 
