@@ -45,14 +45,14 @@ def start(script: str) -> tuple[subprocess.Popen, str]:
     return process, url
 
 
-def visit(browser: Any, url: str) -> tuple[float, float]:
+def visit(browser: Any, url: str, timeout: float = 120) -> tuple[float, float]:
     """Seconds from navigation start to the count line and to the first chart, in a fresh context."""
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     page = context.new_page()
     page.goto(url)
-    page.wait_for_function(COUNT_SEEN, timeout=120_000, polling="raf")
+    page.wait_for_function(COUNT_SEEN, timeout=timeout * 1000, polling="raf")
     count = page.evaluate("() => performance.now()") / 1000
-    page.wait_for_function(CHART_SEEN, timeout=120_000, polling="raf")
+    page.wait_for_function(CHART_SEEN, timeout=timeout * 1000, polling="raf")
     chart = page.evaluate("() => performance.now()") / 1000
     context.close()
     return count, chart

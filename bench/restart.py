@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         process, url, _ = serve(args.corpus, env)
         try:
             started = time.perf_counter()
-            count, chart = visit(browser, url)
+            count, chart = visit(browser, url, timeout=1800)  # the whole analysis: minutes at 27k
             first = time.perf_counter() - started
             print(f"first start on the raw file (builds the cache): first chart after {first:.1f} s")
         finally:
