@@ -69,7 +69,12 @@ def main() -> None:
 
     port, command, env, log = timed_server(corpus)
     server = subprocess.Popen(
-        command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        command,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         _wait_health(port)
