@@ -176,11 +176,16 @@ def embedding_space(analysis: Any) -> VectorSpace:
 SPACES: dict[str, Callable[[Any], VectorSpace]] = {"tfidf": tfidf_space, "lsa": lsa_space}
 
 
+# Each space's name for people, known without building the space (which takes seconds at 1M papers).
+LABELS: dict[str, str] = {"tfidf": TfidfSpace.label, "lsa": LsaSpace.label}
+
+
 def _register_semantic() -> None:
     from dashboard import semantic  # light: it imports onnxruntime only when a model is loaded
 
     if semantic.available():
         SPACES["minilm"] = embedding_space
+        LABELS["minilm"] = semantic.EmbeddingSpace.label
 
 
 _register_semantic()

@@ -56,7 +56,7 @@ if result is not None:
         extra["match"] = ranked.sentences(view, result, rows[: min(n_shown, ranked.SENTENCES_FOR)])
         extra["match"] += [""] * (n_shown - len(extra["match"]))
 ticked = components.selectable_papers(
-    view.papers.iloc[rows[:n_shown]],
+    components.rows_of(view.papers, rows[:n_shown], components.SELECTABLE_COLUMNS),
     view,
     key=f"{keys.PAPERS_TABLE}.{order}",
     height=components.table_height(n_shown, visible=10, row_px=components.WRAPPED_ROW_PX),

@@ -22,7 +22,9 @@ from dashboard.repocheck.client import Client, Settings
 from dashboard.repocheck.columns import checking_enabled
 from dashboard.repocheck.store import Store, StoreError
 from dashboard.repocheck.targets import Target, target_table
+from dashboard.schema import REPO_COLUMNS
 from dashboard.ui import data
+from dashboard.ui.tables import rows_of
 
 MAX_REQUESTS_PER_CLICK = 1000
 API_NAMES = {"github": "GitHub", "gitlab": "GitLab", "huggingface": "Hugging Face"}
@@ -126,7 +128,7 @@ def repository_rows(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series) 
     """One row per paper in view with its own repository: title, repository, state, stars, licence,
     last push, and days from the start of the paper's year to the last push."""
     rows = np.flatnonzero(in_view & keys.ne("").to_numpy())
-    table = papers.iloc[rows]
+    table = rows_of(papers, rows, ("id", "title", "year", *REPO_COLUMNS))
     year_start = pd.to_datetime(table["year"].astype("string") + "-01-01", errors="coerce", utc=True)
     pushed = pd.to_datetime(table["repo_pushed_at"].replace("", None), errors="coerce", utc=True)
     days = (pushed - year_start).dt.days
@@ -162,7 +164,7 @@ def waiting_for_code(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series)
     promised = papers["code_status"].eq("promised").to_numpy(dtype=bool, na_value=False)
     placeholder = papers["repo_state"].isin(["placeholder", "readme_only", "empty"]).to_numpy(dtype=bool)
     rows = np.flatnonzero(in_view & (promised | placeholder))
-    table = papers.iloc[rows]
+    table = rows_of(papers, rows, ("title", "venue", "year", "repo_state"))
     what = np.where(
         placeholder[rows],
         "repository: " + table["repo_state"].str.replace("_", " ").to_numpy(dtype=object),

@@ -8,7 +8,7 @@ pandas versions they must equal live in ``tests/reference_tables.py``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -418,3 +418,13 @@ def sort_rows(
     keys = -keys if descending else keys
     order = np.lexsort((np.arange(len(rows)), keys, blank))  # last key first: blanks, then value, then corpus
     return rows[order]
+
+
+def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+    """Those rows (by position) of those columns the table has: no copy of any other row or column.
+
+    Taking rows of every column of a large table copies them all (`papers.iloc[rows]`: 3.5 s for the
+    repositories of a million papers, where the table needs eight columns).
+    """
+    present = [c for c in columns if c in papers.columns]
+    return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]

@@ -20,9 +20,7 @@ def axes(digest: str, model: str, _papers: pd.DataFrame) -> trends.Axes:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def topic_year_terms(
-    digest: str, model: str, _papers: pd.DataFrame
-) -> dict[tuple[int, int], list[str]]:
+def topic_year_terms(digest: str, model: str, _papers: pd.DataFrame) -> dict[tuple[int, int], list[str]]:
     """``{(topic, year): terms}``: each topic's c-TF-IDF terms in each year (`trends.topic_year_terms`)."""
     counts = data.term_counts(digest, 1, False, _papers)
     table = trends.topic_year_terms(counts, axes(digest, model, _papers))
