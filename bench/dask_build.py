@@ -123,7 +123,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="27k,1m", help="comma-separated: 27k, 1m (default both), seeds")
     parser.add_argument("--workers", type=int, default=2, help="local processes and Dask workers (2)")
-    parser.add_argument("--keep", type=Path, help="move the last size's local index here (for bench/scale.py)")
+    parser.add_argument("--keep", type=Path, help="move the last size's local index here (bench/scale.py)")
     args = parser.parse_args()
     print(
         f"machine: {os.cpu_count()} CPUs, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
