@@ -144,11 +144,8 @@ class Axes:
     def span(self, mask: np.ndarray | pd.Series | None = None) -> tuple[list[int], list[str]]:
         """The years and venues the masked papers have (sorted)."""
         inside = self.inside(mask)
-        # Counting codes, not sorting them (np.unique): 30 ms less a run at a million papers.
-        years = np.flatnonzero(np.bincount(self.year[inside & (self.year >= 0)], minlength=len(self.years)))
-        venues = np.flatnonzero(
-            np.bincount(self.venue[inside & (self.venue >= 0)], minlength=len(self.venues))
-        )
+        years = np.unique(self.year[inside & (self.year >= 0)])
+        venues = np.unique(self.venue[inside & (self.venue >= 0)])
         return [int(y) for y in self.years[years]], [str(v) for v in self.venues[venues]]
 
     def groups(self, by: str) -> tuple[np.ndarray, pd.DataFrame]:
@@ -229,11 +226,8 @@ def default_periods(years: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, .
 
 def period_mask(axes: Axes, years: Collection[int], mask: np.ndarray | pd.Series | None = None) -> np.ndarray:
     """The masked papers of the given years."""
-    # A lookup table by year code (its last entry, for code -1, is "no year"): np.isin over a million
-    # codes took 10 ms, four times a Trends run.
-    wanted = np.zeros(len(axes.years) + 1, dtype=bool)
-    wanted[np.flatnonzero(np.isin(axes.years, list(years)))] = True
-    return axes.inside(mask) & wanted[axes.year]
+    wanted = np.flatnonzero(np.isin(axes.years, list(years)))
+    return axes.inside(mask) & np.isin(axes.year, wanted)
 
 
 def _changes(counts_from: np.ndarray, counts_to: np.ndarray, prior_strength: float) -> np.ndarray:
