@@ -54,44 +54,42 @@ def test_a_missing_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch)
         semantic.model_files()
 
 
-def test_the_cli_finds_papers_like_a_text_in_the_embedding_space(tmp_path, capsys) -> None:
+PAPERS_CSV = (
+    "id,title,abstract\n"
+    "g,Molecules,Graph neural networks predict the properties of molecules from their bonds.\n"
+    "d,Images,Denoising diffusion models synthesise high-resolution photographs.\n"
+    "r,Robots,A legged robot learns to walk on rough terrain with reinforcement learning.\n"
+)
+LOCOMOTION = "a quadruped learning locomotion policies"
+
+
+def _like_rows(corpus, out, top: int, capsys) -> list[str]:
+    """``search CORPUS LOCOMOTION --like --space minilm``: the lines of the table it writes."""
     from pathlib import Path
 
-    from dashboard import cli, similar
+    from dashboard import cli
+
+    code = cli.main(["search", str(corpus), LOCOMOTION, "--like", "--space", "minilm", "--top", str(top),
+                     "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    return Path(out).read_text(encoding="utf-8-sig").splitlines()  # a BOM, for Excel
+
+
+def test_the_cli_finds_papers_like_a_text_in_the_embedding_space(tmp_path, capsys) -> None:
+    from dashboard import similar
 
     assert "minilm" in similar.SPACES  # registered because the extra is installed
     corpus = tmp_path / "papers.csv"
-    corpus.write_text(
-        "id,title,abstract\n"
-        "g,Molecules,Graph neural networks predict the properties of molecules from their bonds.\n"
-        "d,Images,Denoising diffusion models synthesise high-resolution photographs.\n"
-        "r,Robots,A legged robot learns to walk on rough terrain with reinforcement learning.\n",
-        encoding="utf-8",
-    )
-    out = tmp_path / "like.csv"
-    code = cli.main(
-        ["search", str(corpus), "a quadruped learning locomotion policies", "--like", "--space", "minilm",
-         "--top", "3", "--out", str(out)]
-    )  # fmt: skip
-    assert code == 0, capsys.readouterr().err
-    rows = Path(out).read_text(encoding="utf-8-sig").splitlines()  # a BOM, for Excel
+    corpus.write_text(PAPERS_CSV, encoding="utf-8")
+    rows = _like_rows(corpus, tmp_path / "like.csv", 3, capsys)
     assert rows[0].startswith("rank,id,title,score") and rows[1].split(",")[1] == "r"
 
 
 def test_an_index_built_with_semantic_holds_the_embeddings_the_search_reads(tmp_path, capsys) -> None:
-    from pathlib import Path
-
     from dashboard import cli, index, similar
 
     corpus = tmp_path / "papers.csv"
-    corpus.write_text(
-        "id,title,abstract\n"
-        "g,Molecules,Graph neural networks predict the properties of molecules from their bonds.\n"
-        "d,Images,Denoising diffusion models synthesise high-resolution photographs.\n"
-        "r,Robots,A legged robot learns to walk on rough terrain with reinforcement learning.\n"
-        "e,Empty,Abstract unavailable.\n",
-        encoding="utf-8",
-    )
+    corpus.write_text(PAPERS_CSV + "e,Empty,Abstract unavailable.\n", encoding="utf-8")
     out = tmp_path / "papers.index"
     assert cli.main(["index", str(corpus), "--out", str(out), "--workers", "1", "--semantic"]) == 0
     manifest = index.read_manifest(out)
@@ -103,10 +101,4 @@ def test_an_index_built_with_semantic_holds_the_embeddings_the_search_reads(tmp_
     space = similar.embedding_space(opened.analysis)
     assert np.array_equal(space.paper_vectors(), stored)  # read from the index, not encoded again
     assert index.build_index([corpus], tmp_path / "plain.index", workers=1).get("semantic") is None
-    hits = tmp_path / "like.csv"
-    code = cli.main(
-        ["search", str(out), "a quadruped learning locomotion policies", "--like", "--space", "minilm",
-         "--top", "2", "--out", str(hits)]
-    )  # fmt: skip
-    assert code == 0, capsys.readouterr().err
-    assert Path(hits).read_text(encoding="utf-8-sig").splitlines()[1].split(",")[1] == "r"
+    assert _like_rows(out, tmp_path / "like.csv", 2, capsys)[1].split(",")[1] == "r"
