@@ -151,3 +151,14 @@ def test_every_similarity_cell_number_reads_on_its_cell() -> None:
     assert min(ratios) >= TEXT_RATIO
     # the ends of the scale are the scale's own colours: white-ish at 0, dark blue at 1
     assert colours.luminance(charts.cell_colour(0.0)) > 0.9 > 0.1 > colours.luminance(charts.cell_colour(1.0))
+
+
+def test_a_chart_shown_in_the_dark_theme_leaves_the_figure_it_was_given_as_it_was() -> None:
+    fig = charts.choice_bars(pd.Series({"a": 5, "b": 3}), title="t", selected=["b"])
+    before = fig.to_dict()
+    assert figures.for_theme(fig, "dark") is not fig
+    assert fig.to_dict() == before
+    # themed() paints background and text too: on a copy, in either theme
+    for theme in THEMES:
+        assert figures.themed(fig, theme) is not fig
+        assert fig.to_dict() == before
