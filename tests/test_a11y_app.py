@@ -62,3 +62,20 @@ def test_every_chart_has_a_text_alternative_and_its_data() -> None:
     assert "2 points in 1 groups" in figures.describe(scatter)
     assert list(figures.data_table(scatter)["id"]) == ["p1", "p2"]
     assert figures.plain("<b>a</b><br>b &amp; c") == "a b & c"
+
+
+def test_show_the_data_of_a_map_lists_its_first_papers_not_the_grey_ones_behind() -> None:
+    behind = go.Scatter(x=[9.0] * 300, y=[9.0] * 300, mode="markers", name="Filtered out", hoverinfo="skip")
+    groups = [
+        go.Scatter(x=[float(g)] * 150, y=[1.0] * 150, mode="markers", name=f"{g}: t",
+                   customdata=[f"p{g}.{i}" for i in range(150)])
+        for g in range(3)
+    ]  # fmt: skip
+    fig = go.Figure([behind, *groups])
+    table = figures.data_table(fig, max_rows=200)
+    assert len(table) == 200 and figures.data_rows(fig) == 450  # the grey points are no data
+    assert table["id"].tolist() == [f"p0.{i}" for i in range(150)] + [f"p1.{i}" for i in range(50)]
+    assert set(table["series"]) == {"0: t", "1: t"}
+    heat = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], x=["a", "b"], y=["c", "d"]))
+    rows = figures.data_table(heat).to_dict("records")
+    assert rows == [{"": "c", "a": 1, "b": 2}, {"": "d", "a": 3, "b": 4}]

@@ -249,3 +249,23 @@ def test_tracker_rows_in_view_equal_the_exploded_links(mask: np.ndarray) -> None
 )
 def test_is_list_column(values: pd.Series, is_list: bool) -> None:
     assert tables.is_list_column(values) is is_list
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+@pytest.mark.parametrize("column", ["venue", "year", "topic"])
+def test_crosstab_in_view_equals_pandas_crosstab(column: str, mask: np.ndarray) -> None:
+    # the repository states per group of the Links & code page: the old way was pd.crosstab of the strings
+    drawn = np.random.default_rng(3).choice(["live", "archived", "", "not_checked"], size=len(RANDOM))
+    states = pd.Series(drawn, dtype="str")
+    labels = {t: f"topic {t}" for t in range(-1, 6)} if column == "topic" else None
+    fast = tables.crosstab_in_view(
+        tables.group_codes(RANDOM[column]), tables.group_codes(states.mask(states.eq(""))), mask, labels
+    )
+    keep = mask & states.ne("").to_numpy()
+    groups = RANDOM[column][keep]
+    groups = groups.map(labels) if labels else groups
+    frame = pd.DataFrame({"group": groups.to_numpy(), "state": states[keep].to_numpy()})
+    frame = frame[frame["group"].notna() & frame["group"].astype(str).ne("")]
+    expected = pd.crosstab(frame["group"].astype(str), frame["state"])
+    pd.testing.assert_frame_equal(fast, expected, check_dtype=False, check_names=False)
+    assert fast.to_numpy().sum() == len(frame)

@@ -227,9 +227,9 @@ def data_table(fig: go.Figure, *, max_rows: int = TABLE_ROWS) -> pd.DataFrame:
     layout = fig.layout
     frames: list[pd.DataFrame] = []
     x_name, y_name = _axis_title(layout.xaxis, "x"), _axis_title(layout.yaxis, "y")
-    rows = 0
+    listed = 0
     for n, trace in enumerate(fig.data):
-        if rows >= max_rows:  # a map of 10,000 points in 50 series lists only its first rows anyway
+        if listed >= max_rows:  # a map of 10,000 points in 50 series lists only its first rows anyway
             break
         if _decoration(trace):
             continue
@@ -253,7 +253,7 @@ def data_table(fig: go.Figure, *, max_rows: int = TABLE_ROWS) -> pd.DataFrame:
             columns = [plain(v) for v in (trace.x if trace.x is not None else range(z.shape[1]))]
             frame = pd.DataFrame(z, index=rows, columns=columns).reset_index(names="")
         elif trace.x is not None and trace.y is not None:
-            wanted = max_rows - rows
+            wanted = max_rows - listed
             frame = pd.DataFrame(
                 {x_name: list(trace.x[:wanted]), y_name if y_name != x_name else "y": list(trace.y[:wanted])}
             )
@@ -265,7 +265,7 @@ def data_table(fig: go.Figure, *, max_rows: int = TABLE_ROWS) -> pd.DataFrame:
         if len(fig.data) > 1:
             frame.insert(0, "series", name)
         frames.append(frame)
-        rows += len(frame)
+        listed += len(frame)
     if not frames:
         return pd.DataFrame()
     table = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]

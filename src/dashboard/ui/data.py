@@ -566,6 +566,24 @@ def with_repo_columns(
     return pd.concat([kept, added], axis=1)
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def repo_states(
+    digest: str, model: str, generation: tuple[int, float], _papers: pd.DataFrame
+) -> tables.Groups:
+    """The papers' repository states as codes (papers without a repository left out), once per
+    corpus and cache change (`tables.crosstab_in_view` counts them per group)."""
+    states = _papers["repo_state"]
+    return tables.group_codes(states.mask(states.eq("")))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def with_repository(digest: str, model: str, _papers: pd.DataFrame) -> np.ndarray:
+    """Per paper: whether it names a repository of its own (read-only)."""
+    flags = repo_keys(digest, model, _papers).ne("").to_numpy(dtype=bool)
+    flags.setflags(write=False)
+    return flags
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def repo_state_counts(
     digest: str, model: str, generation: tuple[int, float], _states: pd.Series

@@ -79,6 +79,7 @@ LINKS_CHECK: Final = "links.check_repositories"  # the "Check repositories" butt
 LINKS_CHECK_REPORT: Final = "links.check_report"  # what the last check in this session did, shown once
 LINKS_REPOS_FORMAT: Final = "links.repositories_download_format"
 LINKS_REPO_GROUP: Final = "links.repository_states_per"  # topic, venue or year
+LINKS_WAITING_PAGE: Final = "links.waiting_for_code.page"  # page of the "code promised" table, per filters
 TERMS_CLEAR: Final = "terms.clear_filters"
 COMPARE_CLEAR: Final = "compare.clear_filters"
 COMPARE_FIND: Final = "compare.find"  # the search box that finds a paper to add

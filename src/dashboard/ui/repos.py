@@ -124,10 +124,10 @@ def report(summary: Summary) -> str:
     return text
 
 
-def repository_rows(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series) -> pd.DataFrame:
-    """One row per paper in view with its own repository: title, repository, state, stars, licence,
-    last push, and days from the start of the paper's year to the last push."""
-    rows = np.flatnonzero(in_view & keys.ne("").to_numpy())
+def repository_rows(papers: pd.DataFrame, rows: np.ndarray, keys: pd.Series) -> pd.DataFrame:
+    """One row per paper at the positions ``rows`` (papers with their own repository): title,
+    repository, state, stars, licence, last push, and days from the start of the paper's year to the
+    last push."""
     table = rows_of(papers, rows, ("id", "title", "year", *REPO_COLUMNS))
     year_start = pd.to_datetime(table["year"].astype("string") + "-01-01", errors="coerce", utc=True)
     pushed = pd.to_datetime(table["repo_pushed_at"].replace("", None), errors="coerce", utc=True)
@@ -147,23 +147,31 @@ def repository_rows(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series) 
     )
 
 
-def state_counts(papers: pd.DataFrame, in_view: np.ndarray, groups: pd.Series) -> pd.DataFrame:
-    """Papers in view with a repository, per group value (rows) and state (columns)."""
-    has_repo = in_view & papers["repo_state"].ne("").to_numpy()
-    if not has_repo.any():
-        return pd.DataFrame()
-    frame = pd.DataFrame(
-        {"group": groups.to_numpy()[has_repo], "state": papers["repo_state"].to_numpy()[has_repo]}
-    )
-    frame = frame[frame["group"].notna() & frame["group"].astype(str).ne("")]
-    return pd.crosstab(frame["group"], frame["state"])
+PLACEHOLDER_STATES = ("placeholder", "readme_only", "empty")
 
 
-def waiting_for_code(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series) -> pd.DataFrame:
-    """Papers whose code was promised (no link) or whose repository is a placeholder, oldest first."""
-    promised = papers["code_status"].eq("promised").to_numpy(dtype=bool, na_value=False)
-    placeholder = papers["repo_state"].isin(["placeholder", "readme_only", "empty"]).to_numpy(dtype=bool)
-    rows = np.flatnonzero(in_view & (promised | placeholder))
+@st.cache_resource(show_spinner=False, max_entries=4)
+def waiting_order(
+    digest: str, model: str, generation: tuple[int, float], _papers: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, placeholder) of every paper waiting for code, oldest first then by title, once per
+    corpus and cache change: a filter keeps the ones in view, in this order, without sorting again."""
+    promised = _papers["code_status"].eq("promised").to_numpy(dtype=bool, na_value=False)
+    placeholder = _papers["repo_state"].isin(list(PLACEHOLDER_STATES)).to_numpy(dtype=bool)
+    rows = np.flatnonzero(promised | placeholder)
+    table = rows_of(_papers, rows, ("title", "year"))
+    order = table.assign(row=rows).sort_values(["year", "title"], na_position="last", kind="stable")
+    ordered = order["row"].to_numpy(dtype=np.int64)
+    ordered.setflags(write=False)
+    placeholder.setflags(write=False)
+    return ordered, placeholder
+
+
+def waiting_for_code(
+    papers: pd.DataFrame, rows: np.ndarray, placeholder: np.ndarray, keys: pd.Series
+) -> pd.DataFrame:
+    """The papers at ``rows`` (`waiting_order`: code promised with no link, or a placeholder
+    repository), in that order: what there is, and where."""
     table = rows_of(papers, rows, ("title", "venue", "year", "repo_state"))
     what = np.where(
         placeholder[rows],
@@ -181,4 +189,4 @@ def waiting_for_code(papers: pd.DataFrame, in_view: np.ndarray, keys: pd.Series)
             "repository": [("https://" + k) if k else "" for k in keys.to_numpy()[rows]],
         }
     )
-    return out.sort_values(["year", "title"], na_position="last", kind="stable").reset_index(drop=True)
+    return out

@@ -174,6 +174,33 @@ def release_in_view(
     return table.reset_index(drop=True)
 
 
+def crosstab_in_view(
+    rows: Groups, columns: Groups, mask: np.ndarray, labels: Mapping[Any, str] | None = None
+) -> pd.DataFrame:
+    """Papers in ``mask`` per value of one column (``rows``) and of another (``columns``), both
+    single-valued: ``pd.crosstab`` of the two over those papers (values as text, sorted; a paper
+    missing either is left out), by one `np.bincount`. ``labels`` name the row values.
+    """
+    row_of = np.full(len(mask), -1, dtype=np.int64)
+    row_of[rows.rows] = rows.codes
+    papers, column_codes = columns.in_view(mask)
+    row_codes = row_of[papers]
+    known = row_codes >= 0
+    width = len(columns.values)
+    counts = np.bincount(
+        row_codes[known] * width + column_codes[known], minlength=len(rows.values) * width
+    ).reshape(len(rows.values), width)
+    names = np.array([labels.get(v, str(v)) if labels else str(v) for v in rows.values], dtype=object)
+    counts[names == ""] = 0  # a blank group is no group
+    used_rows, used_columns = np.flatnonzero(counts.sum(axis=1)), np.flatnonzero(counts.sum(axis=0))
+    table = pd.DataFrame(
+        counts[np.ix_(used_rows, used_columns)],
+        index=pd.Index(names[used_rows], name="group"),
+        columns=pd.Index([str(v) for v in columns.values.take(used_columns)], name="state"),
+    )
+    return table.sort_index().sort_index(axis=1)
+
+
 def values_in_view(groups: Groups, mask: np.ndarray) -> pd.Index:
     """The distinct values the papers in ``mask`` have (``nunique`` of the column is its length)."""
     _, codes = groups.in_view(mask)
