@@ -250,3 +250,28 @@ def test_subset_counts_are_remembered_for_the_last_masks(monkeypatch: pytest.Mon
         counts.subset_counts(np.arange(len(CORPUS)) == i % len(CORPUS) if i else ~GRAPH_PAPERS)
     counts.subset_counts(GRAPH_PAPERS)
     assert calls and np.array_equal(counts.subset_counts(GRAPH_PAPERS)[0], first[0])
+
+
+def test_subset_counts_within_a_known_subset_read_only_the_rows_it_leaves_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a filter inside a period: the period's counts less the one paper of it the filter leaves out
+    period = np.array([True, True, True, True, False])
+    inside = np.array([True, False, True, True, False])
+    exact = TermCounts.build(CORPUS).subset_counts(inside)
+    counts = TermCounts.build(CORPUS)
+    known = terms.Subset(period, *TermCounts.build(CORPUS).subset_counts(period))
+    rows_read: list[list[int]] = []
+    original = TermCounts._sum_rows
+    monkeypatch.setattr(
+        TermCounts, "_sum_rows", lambda self, rows: rows_read.append(list(rows)) or original(self, rows)
+    )
+    got = counts.subset_counts(inside, within=known)
+    assert rows_read == [[1]]
+    assert np.array_equal(got[0], exact[0]) and np.array_equal(got[1], exact[1])
+    # a small filter is still counted directly; a mask outside the known papers is refused
+    direct = TermCounts.build(CORPUS).subset_counts(GRAPH_PAPERS)[0]
+    assert np.array_equal(counts.subset_counts(GRAPH_PAPERS, within=known)[0], direct)
+    assert rows_read[-1] == [0, 1]
+    with pytest.raises(ValueError, match="within"):
+        counts.subset_counts(np.array([False, False, False, True, True]), within=known)

@@ -90,6 +90,34 @@ def test_the_growing_word_comes_out_on_top_and_flat_and_rare_ones_do_not() -> No
     assert abs(lattice["score"]) < 2.5  # in half the papers every year
 
 
+def test_rising_terms_counted_within_the_whole_periods_equal_those_counted_directly() -> None:
+    papers = trend_papers(diffusion_growth=0.0, seed=1)
+    axes = trends.Axes.of(papers)
+    before, after = trends.default_periods(YEARS)
+    mask = np.ones(len(papers), dtype=bool)
+    mask[::7] = False  # a filter that keeps most papers: counted as the period less the rest
+    filtered = trends.period_mask(axes, before, mask), trends.period_mask(axes, after, mask)
+    expected = trends.rising_terms(TermCounts.build(papers), *filtered)
+    counts = TermCounts.build(papers)  # fresh: nothing remembered from the direct count
+    within = (trends.period_counts(counts, axes, before), trends.period_counts(counts, axes, after))
+    assert within[0].mask.tolist() == trends.period_mask(axes, before).tolist()
+    got = trends.rising_terms(counts, *filtered, within=within)
+    pd.testing.assert_frame_equal(got, expected)
+    assert got["term"].iloc[0] == "quantum"
+
+
+def test_a_period_is_its_years_among_the_masked_papers_and_never_a_paper_without_a_year() -> None:
+    papers = pd.DataFrame(
+        {"year": pd.array([2021, None, 2023, 2022, 2021], dtype="Int64"), "topic": [0] * 5,
+         "code_status": ["none"] * 5, "venue": ["A"] * 5}
+    )  # fmt: skip
+    axes = trends.Axes.of(papers)
+    assert trends.period_mask(axes, [2021, 2023]).tolist() == [True, False, True, False, True]
+    mask = np.array([True, True, True, True, False])
+    assert trends.period_mask(axes, [2021], mask).tolist() == [True, False, False, False, False]
+    assert not trends.period_mask(axes, [1999]).any()
+
+
 def test_rising_terms_with_an_empty_period(axes: trends.Axes, papers: pd.DataFrame) -> None:
     counts = TermCounts.build(papers)
     table = trends.rising_terms(counts, trends.period_mask(axes, [1999]), trends.period_mask(axes, [2024]))

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,14 @@ def log_odds_z(
         variance = 1.0 / (counts_in + prior) + 1.0 / (counts_out + prior)
         z = (log_odds_in - log_odds_out) / np.sqrt(variance)
     return np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+class Subset(NamedTuple):
+    """Papers (a mask over the corpus) and their term counts: occurrences and papers using each term."""
+
+    mask: np.ndarray
+    counts: np.ndarray
+    papers: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -167,10 +176,15 @@ class TermCounts:
         """The last few subsets' counts, by a hash of their mask (a page asks twice for one filter)."""
         return {}
 
-    def subset_counts(self, mask: np.ndarray | pd.Series | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def subset_counts(
+        self, mask: np.ndarray | pd.Series | None = None, *, within: Subset | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(occurrences, papers using it) of every term within the papers of ``mask`` (all when None).
 
-        The arrays are read-only: the same ones are handed out again for the same mask.
+        The rows read are the fewest of: the papers of ``mask``, the corpus less them (from the
+        totals), or ``within`` less them, where ``within`` is a `Subset` holding every paper of
+        ``mask`` (a year's papers, when ``mask`` is a filter within that year). The arrays are
+        read-only: the same ones are handed out again for the same mask.
         """
         if mask is None:
             return self._totals
@@ -179,7 +193,14 @@ class TermCounts:
         recent = self._recent.get(key)
         if recent is not None:
             return recent
-        if int(inside.sum()) <= self.n_papers // 2:
+        n_inside = int(inside.sum())
+        if within is not None and (inside & ~within.mask).any():
+            raise ValueError("within must hold every paper of the mask")
+        outer_rest = int(within.mask.sum()) - n_inside if within is not None else self.n_papers
+        if within is not None and outer_rest < min(n_inside, self.n_papers - n_inside):
+            counts_out, papers_out = self._sum_rows(np.flatnonzero(within.mask & ~inside))
+            counts, papers = within.counts - counts_out, within.papers - papers_out
+        elif n_inside <= self.n_papers // 2:
             counts, papers = self._sum_rows(np.flatnonzero(inside))
         else:  # more than half the papers: the corpus totals less the papers left out read fewer entries
             counts_out, papers_out = self._sum_rows(np.flatnonzero(~inside))

@@ -257,6 +257,10 @@ if several_years:
         counts,
         trends.period_mask(axes, from_years, term_mask),
         trends.period_mask(axes, to_years, term_mask),
+        within=(
+            trend_data.period_counts(digest, int(ngram), tuple(from_years), counts, axes),
+            trend_data.period_counts(digest, int(ngram), tuple(to_years), counts, axes),
+        ),
     )
     if term_table.empty:
         st.caption("No terms to compare in these papers.")
