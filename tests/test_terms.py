@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -275,3 +276,17 @@ def test_subset_counts_within_a_known_subset_read_only_the_rows_it_leaves_out(
     assert rows_read[-1] == [0, 1]
     with pytest.raises(ValueError, match="within"):
         counts.subset_counts(np.array([False, False, False, True, True]), within=known)
+
+
+@pytest.mark.parametrize("share", [0.05, 0.2, 0.3, 0.6, 1.0])
+def test_sums_of_few_rows_and_of_many_rows_read_in_place_agree(share: float) -> None:
+    # below WHOLE_READ_SHARE the rows are copied and summed, above it a product reads the whole matrix
+    rng = np.random.default_rng(4)
+    dense = rng.poisson(0.4, size=(400, 60)).astype(np.int32)
+    vocabulary = np.array([f"t{i:02d}" for i in range(60)], dtype=object)
+    counts = TermCounts(vocabulary, sp.csr_matrix(dense), 1, False)
+    rows = np.sort(rng.choice(400, size=int(share * 400), replace=False))
+    occurrences, papers = counts._sum_rows(rows)
+    assert occurrences.tolist() == dense[rows].sum(axis=0).tolist()
+    assert papers.tolist() == (dense[rows] > 0).sum(axis=0).tolist()
+    assert counts.counts.toarray().tolist() == dense.tolist()  # the counts themselves are untouched
