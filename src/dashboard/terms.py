@@ -27,7 +27,6 @@ from dashboard.tokens import make_vectorizer
 DEFAULT_PRIOR_STRENGTH = 1_000.0
 KWIC_LIMIT = 500
 RECENT_SUBSETS = 4  # subsets whose counts are kept (the Terms page asks for one twice)
-TOTALS_BLOCK = 100_000  # papers summed at a time for the corpus totals
 WHOLE_READ_SHARE = 0.25  # above this share of the papers, a sum reads the whole matrix in place
 
 
@@ -170,14 +169,9 @@ class TermCounts:
 
     @cached_property
     def _totals(self) -> tuple[np.ndarray, np.ndarray]:
-        counts, papers = np.zeros(len(self.terms)), np.zeros(len(self.terms))
-        for start in range(0, self.n_papers, TOTALS_BLOCK):  # a block at a time: no copy of it all
-            block_counts, block_papers = self._sum_rows(
-                np.arange(start, min(start + TOTALS_BLOCK, self.n_papers))
-            )
-            counts += block_counts
-            papers += block_papers
-        return counts, papers
+        # The products read the matrix in place (and make `_uses` now, with the totals, not on the first
+        # filter change: 0.4 s of the first Terms run at a million papers).
+        return self._sum_rows(np.arange(self.n_papers))
 
     def _group_sums(self, rows: np.ndarray, group_index: np.ndarray, n_groups: int) -> np.ndarray:
         """Occurrences of every term in each group (groups x terms): one read of the rows' entries."""

@@ -110,20 +110,28 @@ class Groups:
     rows: np.ndarray
     codes: np.ndarray
     values: pd.Index
+    by_row: np.ndarray | None = None  # a column of one value per paper: code + 1 of each paper (0: none)
 
     def in_view(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows, codes) of the items whose paper is in ``mask`` (a boolean array over the papers)."""
         keep = mask[self.rows]
         return self.rows[keep], self.codes[keep]
 
+    def counts(self, mask: np.ndarray) -> np.ndarray:
+        """Items per value among the papers in ``mask`` (one count per entry of ``values``)."""
+        if self.by_row is not None:  # in paper order: a sequential read, twice as fast as `in_view`
+            return np.bincount(self.by_row[mask], minlength=len(self.values) + 1)[1:]
+        return np.bincount(self.in_view(mask)[1], minlength=len(self.values))
 
-def _groups(rows: np.ndarray, values: Any, *, sort: bool = False) -> Groups:
+
+def _groups(rows: np.ndarray, values: Any, *, sort: bool = False, one_per_row: bool = False) -> Groups:
     codes, uniques = pd.factorize(values, sort=sort)
+    by_row = (codes + 1).astype(np.int32) if one_per_row else None
     present = codes >= 0
     rows, codes = rows[present], codes[present]
     order = np.argsort(codes, kind="stable")  # rows stay in corpus order within a value
     rows, codes = rows[order].astype(np.int64), codes[order].astype(np.int64)
-    return Groups(rows=rows, codes=codes, values=pd.Index(uniques))
+    return Groups(rows=rows, codes=codes, values=pd.Index(uniques), by_row=by_row)
 
 
 def _exploded(values: pd.Series) -> pd.Series:
@@ -136,7 +144,7 @@ def group_codes(values: pd.Series) -> Groups:
     if is_list_column(values):
         items = _exploded(values)
         return _groups(items.index.to_numpy(), items.to_numpy())
-    return _groups(np.arange(len(values)), values.array)
+    return _groups(np.arange(len(values)), values.array, one_per_row=True)
 
 
 def list_items(values: pd.Series, *, once_per_row: bool) -> Groups:
@@ -157,9 +165,8 @@ def release_in_view(
 
     Equal to ``release_by(papers[mask], column, labels)`` for ``groups = group_codes(papers[column])``.
     """
-    rows, codes = groups.in_view(mask)
-    papers = np.bincount(codes, minlength=len(groups.values))
-    released_counts = np.bincount(codes[released[rows]], minlength=len(groups.values))
+    papers = groups.counts(mask)
+    released_counts = groups.counts(mask & released)
     present = np.flatnonzero(papers)
     table = pd.DataFrame(
         {
@@ -203,8 +210,7 @@ def crosstab_in_view(
 
 def values_in_view(groups: Groups, mask: np.ndarray) -> pd.Index:
     """The distinct values the papers in ``mask`` have (``nunique`` of the column is its length)."""
-    _, codes = groups.in_view(mask)
-    return groups.values.take(np.flatnonzero(np.bincount(codes, minlength=len(groups.values))))
+    return groups.values.take(np.flatnonzero(groups.counts(mask)))
 
 
 def categories_in_view(groups: Groups, mask: np.ndarray) -> pd.Series:
