@@ -50,7 +50,7 @@ if widest is not None:
 
 # Is the code there? Answers come from the repository cache at once; only the button asks the APIs.
 st.header("Is the code there?")
-repo_keys = data.repo_keys(digest, k, papers)
+repo_keys = data.repo_keys(digest, papers)
 wanted = repos.targets_in_view(digest, papers, in_view)
 n_pending, cache_problem = repos.pending(wanted)
 st.caption(
@@ -93,7 +93,7 @@ grouped = group_by or "venue"
 generation = data.repo_generation(data.repo_cache_path())[:2]
 state_table = tables.crosstab_in_view(
     data.groups(digest, k, grouped, papers),
-    data.repo_states(digest, k, generation, papers),
+    data.repo_states(digest, generation, papers),
     in_view,
     view.topic_names if grouped == "topic" else None,
 )
@@ -104,7 +104,7 @@ if len(state_table):
         name="repository-states",
     )
 # One page of the repositories is built and sent (a million papers link 180,000); the download has all.
-with_repo = np.flatnonzero(in_view & data.with_repository(digest, k, papers))
+with_repo = np.flatnonzero(in_view & data.with_repository(digest, papers))
 if len(with_repo):
     shown_repos = with_repo[
         components.page_rows(
@@ -137,7 +137,7 @@ if len(with_repo):
         what="repositories",
         n_rows=len(with_repo),
     )
-waiting_rows, placeholder = repos.waiting_order(digest, k, generation, papers)
+waiting_rows, placeholder = repos.waiting_order(digest, generation, papers)
 waiting_rows = waiting_rows[in_view[waiting_rows]]
 st.header(f"Code promised, or a repository without code yet ({len(waiting_rows):,})")
 st.caption("Oldest papers first: the longer ago, the less likely the code is still coming.")

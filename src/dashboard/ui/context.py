@@ -171,7 +171,7 @@ def page_context() -> View:
     generation = (n_answers, latest)
     papers = data.with_repo_columns(source.digest, filters.model, generation, str(cache_path), papers)
     facets = _facets(source.digest, filters.model, papers)
-    repo_counts = data.repo_state_counts(source.digest, filters.model, generation, papers["repo_state"])
+    repo_counts = data.repo_state_counts(source.digest, generation, papers["repo_state"])
     if len(repo_counts):
         facets = {**facets, "repo": repo_counts}
     if repo_problem:

@@ -152,7 +152,7 @@ PLACEHOLDER_STATES = ("placeholder", "readme_only", "empty")
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def waiting_order(
-    digest: str, model: str, generation: tuple[int, float], _papers: pd.DataFrame
+    digest: str, generation: tuple[int, float], _papers: pd.DataFrame
 ) -> tuple[np.ndarray, np.ndarray]:
     """(positions, placeholder) of every paper waiting for code, oldest first then by title, once per
     corpus and cache change: a filter keeps the ones in view, in this order, without sorting again."""
