@@ -269,3 +269,18 @@ def test_crosstab_in_view_equals_pandas_crosstab(column: str, mask: np.ndarray) 
     expected = pd.crosstab(frame["group"].astype(str), frame["state"])
     pd.testing.assert_frame_equal(fast, expected, check_dtype=False, check_names=False)
     assert fast.to_numpy().sum() == len(frame)
+
+
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+@pytest.mark.parametrize("column", ["venue", "topic", "areas", "datasets"])
+def test_counts_in_view_read_in_paper_order_equal_the_gathered_items(column: str, mask: np.ndarray) -> None:
+    # `Groups.counts` reads a one-value column by paper, a list column's items in paper order; both must
+    # count exactly the items `in_view` gathers
+    groups = (
+        tables.list_items(RANDOM[column], once_per_row=True)
+        if column == "datasets"
+        else tables.group_codes(RANDOM[column])
+    )
+    assert groups.by_row is not None or groups.codes_by_paper is not None
+    expected = np.bincount(groups.in_view(mask)[1], minlength=len(groups.values))
+    assert groups.counts(mask).tolist() == expected.tolist()

@@ -141,7 +141,8 @@ def choice_bars(
         shown = shown.sort_values(ascending=False, kind="stable")
     chosen = set(selected)
     top = shown.head(limit)
-    extra = shown[[v in chosen and v not in set(top.index) for v in shown.index]]
+    in_top = set(top.index)  # (a set per value made the bars of 50,000 authors take 20 ms)
+    extra = shown[[v in chosen and v not in in_top for v in shown.index]] if chosen else shown.iloc[:0]
     table = pd.concat([top, extra])
     colours = [ACCENT if (not chosen or v in chosen) else MUTED for v in table.index]
     labels = [

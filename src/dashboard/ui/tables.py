@@ -111,6 +111,10 @@ class Groups:
     codes: np.ndarray
     values: pd.Index
     by_row: np.ndarray | None = None  # a column of one value per paper: code + 1 of each paper (0: none)
+    # The items again in paper order (codes) and each paper's number of items: `counts` of a list column
+    # (a million papers' five million authors) then reads them in order instead of gathering at random.
+    codes_by_paper: np.ndarray | None = None
+    per_paper: np.ndarray | None = None
 
     def in_view(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows, codes) of the items whose paper is in ``mask`` (a boolean array over the papers)."""
@@ -121,19 +125,34 @@ class Groups:
         """Items per value among the papers in ``mask`` (one count per entry of ``values``)."""
         if self.by_row is not None:  # in paper order: a sequential read, twice as fast as `in_view`
             return np.bincount(self.by_row[mask], minlength=len(self.values) + 1)[1:]
+        if self.codes_by_paper is not None and self.per_paper is not None:
+            inside = np.repeat(mask, self.per_paper)
+            return np.bincount(self.codes_by_paper[inside], minlength=len(self.values))
         return np.bincount(self.in_view(mask)[1], minlength=len(self.values))
 
 
-def _groups(rows: np.ndarray, values: Any, *, sort: bool = False, one_per_row: bool = False) -> Groups:
+def _groups(
+    rows: np.ndarray, values: Any, *, n_papers: int, sort: bool = False, one_per_row: bool = False
+) -> Groups:
+    """``values`` (one per item; the paper of item i at ``rows[i]``, in paper order) as `Groups`."""
     codes, uniques = pd.factorize(values, sort=sort)
     by_row = (codes + 1).astype(np.int32) if one_per_row else None
     present = codes >= 0
     rows, codes = rows[present], codes[present]
+    in_paper_order = None if one_per_row else codes.astype(np.int32)
+    per_paper = None if one_per_row else np.bincount(rows, minlength=n_papers)
     # rows stay in corpus order within a value; a stable sort of 16-bit codes is a radix sort (5x faster
     # for a million topic numbers)
     order = np.argsort(codes.astype(np.int16) if len(uniques) < 2**15 else codes, kind="stable")
     rows, codes = rows[order].astype(np.int64), codes[order].astype(np.int64)
-    return Groups(rows=rows, codes=codes, values=pd.Index(uniques), by_row=by_row)
+    return Groups(
+        rows=rows,
+        codes=codes,
+        values=pd.Index(uniques),
+        by_row=by_row,
+        codes_by_paper=in_paper_order,
+        per_paper=per_paper,
+    )
 
 
 def _exploded(values: pd.Series) -> pd.Series:
@@ -145,8 +164,8 @@ def group_codes(values: pd.Series) -> Groups:
     """The groups `release_by` counts: each value of a column, or each element of a list column."""
     if is_list_column(values):
         items = _exploded(values)
-        return _groups(items.index.to_numpy(), items.to_numpy())
-    return _groups(np.arange(len(values)), values.array, one_per_row=True)
+        return _groups(items.index.to_numpy(), items.to_numpy(), n_papers=len(values))
+    return _groups(np.arange(len(values)), values.array, n_papers=len(values), one_per_row=True)
 
 
 def list_items(values: pd.Series, *, once_per_row: bool) -> Groups:
@@ -157,7 +176,7 @@ def list_items(values: pd.Series, *, once_per_row: bool) -> Groups:
     if once_per_row:
         text = text[~pd.DataFrame({"row": text.index, "item": text.to_numpy()}).duplicated().to_numpy()]
     # Sorted codes: code order is name order, so tables sort by name without comparing strings.
-    return _groups(text.index.to_numpy(), text.to_numpy(dtype=object), sort=True)
+    return _groups(text.index.to_numpy(), text.to_numpy(dtype=object), n_papers=len(values), sort=True)
 
 
 def release_in_view(
@@ -223,8 +242,7 @@ def categories_in_view(groups: Groups, mask: np.ndarray) -> pd.Series:
 
 def counts_in_view(items: Groups, mask: np.ndarray) -> pd.Series:
     """`list_counts` of the papers in ``mask``, from ``list_items(values, once_per_row=True)``."""
-    _, codes = items.in_view(mask)
-    counts = np.bincount(codes, minlength=len(items.values))
+    counts = items.counts(mask)
     present = np.flatnonzero(counts)
     table = pd.Series(counts[present], index=items.values.take(present).rename("item"), name="papers")
     return table.sort_values(ascending=False, kind="stable")
@@ -342,7 +360,7 @@ def repo_groups(papers: pd.DataFrame) -> RepoGroups:
     """`RepoGroups` of a paper table: made once per corpus."""
     repos = papers["github_repo"].astype("str")
     named = np.flatnonzero((repos.str.strip() != "").to_numpy(dtype=bool))
-    groups = _groups(named, repos.iloc[named].str.lower().to_numpy(dtype=object))
+    groups = _groups(named, repos.iloc[named].str.lower().to_numpy(dtype=object), n_papers=len(papers))
 
     def of_items(column: str) -> np.ndarray:
         return np.asarray(papers[column].iloc[groups.rows].to_numpy(), dtype=object)
