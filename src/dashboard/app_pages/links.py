@@ -106,11 +106,9 @@ if len(state_table):
 # One page of the repositories is built and sent (a million papers link 180,000); the download has all.
 with_repo = np.flatnonzero(in_view & data.with_repository(digest, papers))
 if len(with_repo):
-    shown_repos = with_repo[
-        components.page_rows(
-            len(with_repo), f"{keys.LINKS_REPOS_FORMAT}.page.{view.filters.slug()}", "repositories"
-        )
-    ]
+    shown_repos = components.page_of(
+        with_repo, f"{keys.LINKS_REPOS_FORMAT}.page.{view.filters.slug()}", "repositories"
+    )
     repo_rows = repos.repository_rows(papers, shown_repos, repo_keys)
     components.show_table(
         repo_rows.drop(columns="id").assign(
@@ -142,14 +140,9 @@ waiting_rows = waiting_rows[in_view[waiting_rows]]
 st.header(f"Code promised, or a repository without code yet ({len(waiting_rows):,})")
 st.caption("Oldest papers first: the longer ago, the less likely the code is still coming.")
 if len(waiting_rows):
-    shown_waiting = waiting_rows[
-        components.page_rows(
-            len(waiting_rows),
-            f"{keys.LINKS_WAITING_PAGE}.{view.filters.slug()}",
-            "papers",
-            has_download=False,
-        )
-    ]
+    shown_waiting = components.page_of(
+        waiting_rows, f"{keys.LINKS_WAITING_PAGE}.{view.filters.slug()}", has_download=False
+    )
     waiting = repos.waiting_for_code(papers, shown_waiting, placeholder, repo_keys)
     components.show_table(
         waiting.assign(repository=components.safe_links(waiting["repository"])),

@@ -604,6 +604,13 @@ def page_rows(n_rows: int, key: str, what: str = "papers", *, has_download: bool
     return slice(start, stop)
 
 
+def page_of(
+    positions: np.ndarray, key: str, what: str = "papers", *, has_download: bool = True
+) -> np.ndarray:
+    """The ``positions`` (rows of a table) on the page shown: all when few, else one page (`page_rows`)."""
+    return positions[page_rows(len(positions), key, what, has_download=has_download)]
+
+
 # What a table has with the sidebar open: the main column at 1024 px (the narrowest window the app
 # is laid out for), and half of it in st.columns(2) at 1280 px (below 1280 px pairs of columns in a
 # `keys.STACK_NARROW_PREFIX` container go one under the other, see `markup.STYLE`). A wider window
