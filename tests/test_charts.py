@@ -268,3 +268,40 @@ def test_map_hover_comes_from_a_hover_column_when_the_caller_has_one() -> None:
     assert sorted(h for t in marked.data for h in t.hovertext) == sorted(
         f"cached {i}" for i in range(len(PAPERS))
     )
+
+
+def test_a_maps_sample_is_uniform_and_a_narrower_filter_keeps_the_points_it_still_has() -> None:
+    rng = np.random.default_rng(7)
+    order = rng.permutation(5_000)
+    wide = rng.random(5_000) < 0.6
+    narrow = wide & (rng.random(5_000) < 0.5)
+    drawn, drawn_narrow = (charts.sample_in_order(m, order, max_points=300) for m in (wide, narrow))
+    assert len(drawn) == 300 and wide[drawn].all() and np.array_equal(drawn, np.sort(drawn))
+    # every paper drawn for the wide filter that the narrow one keeps is drawn for the narrow one too
+    kept = drawn[narrow[drawn]]
+    assert set(kept) <= set(drawn_narrow)
+    few = np.zeros(5_000, dtype=bool)
+    few[[3, 10, 4_000]] = True
+    assert charts.sample_in_order(few, order, max_points=300).tolist() == [3, 10, 4_000]
+    # uniform: each fifth of the rows gets about a fifth of the points
+    shares = np.bincount(drawn * 5 // 5_000, minlength=5) / len(drawn)
+    assert np.all(np.abs(shares - 0.2) < 0.06)
+
+
+def test_map_hover_texts_kept_per_corpus_are_those_written_on_the_fly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from dashboard.ui import components, data
+
+    monkeypatch.setattr(data, "MAP_HOVERS_KEPT", 20)  # of 60 papers: some of a sample are kept, some not
+    papers = pd.concat([PAPERS] * 10, ignore_index=True)  # 60 papers
+    papers["title"] = [f"{title} ({n})" for n, title in enumerate(papers["title"])]
+    order, ranks, kept = data.map_sample_order("hover-test-corpus", papers)
+    assert len(kept) == 20 and sorted(order.tolist()) == list(range(60))
+    rows = charts.sample_in_order(np.arange(60) % 2 == 0, order, max_points=25)
+    view = SimpleNamespace(source=SimpleNamespace(digest="hover-test-corpus"), papers=papers)
+    texts = components._hovers(view, rows, ranks, kept)  # type: ignore[arg-type]
+    assert texts == charts.map_hover(papers.iloc[rows])
+    assert (ranks[rows] < 20).any() and (ranks[rows] >= 20).any()
