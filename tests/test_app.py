@@ -494,3 +494,12 @@ def test_a_loaded_corpus_is_kept_out_of_the_garbage_collectors_full_passes() -> 
         assert gc.get_freeze_count() > 0  # the corpus and its analysis were frozen once loaded
     finally:
         gc.unfreeze()
+
+
+def test_terms_each_topic_against_the_others_is_named_like_the_topic_list(seeds: pd.DataFrame) -> None:
+    at = app("terms", {"q": "model"})
+    assert_no_exception(at)
+    (table,) = [d.value for d in at.main.dataframe if "group" in d.value.columns]
+    labels = dict(zip(seeds["topic"], seeds["topic_label"], strict=False))
+    names = {f"{t}: {label}" if t >= 0 else label for t, label in labels.items()}
+    assert len(table) >= 2 and set(table["group"]) <= names  # "3: graph · gnn", not "3"

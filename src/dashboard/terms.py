@@ -318,16 +318,20 @@ class TermCounts:
         else:
             total, _ = self.subset_counts(keep)
         prior = self._prior(total, prior_strength)
-        counts_out = np.clip(total[None, :] - counts_in, 0, None)
         # Only a term a group uses can be distinctive of it: the z-scores of those (group, term) pairs
-        # alone, about one in twelve of the table on a sample of a million papers' 47 topics.
+        # alone, about one in twelve of the table on a sample of a million papers' 47 topics; the
+        # counts outside a group are worked out for those pairs only (the whole table: 0.04 s).
         group_of, term_of = np.nonzero(counts_in)  # by group, then term
+        pair_in = counts_in[group_of, term_of]
+        pair_out = np.clip(total[term_of] - pair_in, 0, None)
+        total_in = counts_in.sum(axis=1)
+        total_out = np.clip(total.sum() - total_in, 0, None)  # a group's papers are among the papers
         z = log_odds_z(
-            counts_in[group_of, term_of],
-            counts_out[group_of, term_of],
+            pair_in,
+            pair_out,
             prior[term_of],
             prior_total=float(prior.sum()),
-            totals=(counts_in.sum(axis=1)[group_of], counts_out.sum(axis=1)[group_of]),
+            totals=(total_in[group_of], total_out[group_of]),
         )
         bounds = np.searchsorted(group_of, np.arange(len(labels) + 1))
         # One table from every group's best terms (a frame per group cost more than the counting).
@@ -342,8 +346,8 @@ class TermCounts:
                 "group": np.asarray(labels, dtype=object)[group_of],
                 "term": self.terms[term_of],
                 "z": np.round(z[pairs], 3),
-                "count_in": counts_in[group_of, term_of].astype("int64"),
-                "count_out": counts_out[group_of, term_of].astype("int64"),
+                "count_in": pair_in[pairs].astype("int64"),
+                "count_out": pair_out[pairs].astype("int64"),
             },
             columns=columns,
         )

@@ -121,8 +121,6 @@ with right:
     )
     column = {"topic": "topic", "area": "areas", "venue": "venue", "source": "source"}[group]
     groups = view.papers[column]
-    if group == "topic":  # a lookup per topic, not per paper
-        groups = groups.map({t: view.topic_names.get(int(t), str(t)) for t in groups.unique()})
     # Above GROUP_SAMPLE filtered papers the groups are compared on a seeded sample of them: the
     # counts of every filtered paper were 0.5-0.9 s of a run at a million papers.
     chosen = np.flatnonzero(view.mask.to_numpy())
@@ -134,6 +132,8 @@ with right:
     sample = np.zeros(len(view.papers), dtype=bool)
     sample[chosen] = True
     by_group = counts.group_distinctive_terms(groups, mask=sample)
+    if group == "topic":  # named in the table (mapping a million papers' topics to names took 0.05 s)
+        by_group["group"] = by_group["group"].map(lambda g: view.topic_names.get(int(g), g))
     if by_group.empty:
         st.caption("The filtered papers fall in fewer than two groups: nothing to set apart.")
     else:
