@@ -90,7 +90,7 @@ group_by = st.segmented_control(
     "Repository states per", repo_groupings, default=repo_groupings[0], key=keys.LINKS_REPO_GROUP
 )
 grouped = group_by or "venue"
-generation = data.repo_generation(data.repo_cache_path())[:2]
+generation = view.repo_generation  # read once per run, by the page context
 state_table = tables.crosstab_in_view(
     data.groups(digest, k, grouped, papers),
     data.repo_states(digest, generation, papers),

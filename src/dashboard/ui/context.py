@@ -43,6 +43,7 @@ class View:
     analysis_problem: str = ""
     topic_names: dict[int, str] = field(default_factory=dict)
     list_mask: Any = None  # np.ndarray: the papers in the chosen reading lists; None when none is chosen
+    repo_generation: tuple[int, float] = (0, 0.0)  # (answers, latest check): keys repository caches
 
     @cached_property
     def filtered(self) -> pd.DataFrame:
@@ -204,6 +205,7 @@ def page_context() -> View:
         analysis_problem=problem,
         topic_names=names,
         list_mask=in_lists,
+        repo_generation=generation,
     )
     sidebar.render(view, [*notices, *restricted])
     with st.sidebar:
