@@ -336,3 +336,19 @@ def test_layout_at_common_widths(app_url: str, browser: object, width: int) -> N
     page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller')  # grids draw after the script
     assert page.evaluate(GRID_OVERFLOW_JS)  # the check above looked at real grids
     shoot(page, f"papers_{width}")
+
+
+def test_the_chart_library_loads_as_a_page_opens_and_takes_no_room(app_url: str, browser: object) -> None:
+    # The Library page draws no chart: the only reason for it to fetch Plotly is the preload.
+    page = open_page(browser)
+    page.goto(f"{app_url}/library")
+    settle(page)
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => performance.getEntriesByType('resource').some(e => /PlotlyChart\\.[^/]*\\.js$/.test(e.name))",
+        timeout=30_000,
+    )
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0  # type: ignore[attr-defined]
+    holder = page.locator('[data-testid="stElementContainer"]:has(#pd-preload)')  # type: ignore[attr-defined]
+    assert holder.count() == 1 and not holder.is_visible()
+    no_errors(page)
+    page.context.close()  # type: ignore[attr-defined]
