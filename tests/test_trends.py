@@ -291,3 +291,55 @@ def test_topic_terms_per_year_on_a_sample_still_name_the_planted_words(papers: p
         "results",
         "study",
     }
+
+
+def test_counts_per_combination_equal_a_group_by_of_the_masked_papers() -> None:
+    # Years and venues with gaps, every tier and none: `Axes.cells` (one code per paper and combination)
+    # against pandas counting the same papers, under masks that keep all, most, few and none.
+    rng = np.random.default_rng(7)
+    n = 3_000
+    papers = pd.DataFrame(
+        {
+            "year": rng.choice([2019, 2020, 2022, None], n),
+            "venue": rng.choice(["ICML", "ICLR", " ", None], n),
+            "topic": rng.choice([-1, 0, 1, 2, 5], n),
+            "code_status": rng.choice(["released", "none"], n),
+            "repo_state": rng.choice(["live", "gone", "not_checked"], n),
+            "decision_tier": rng.choice([*trends.DECIDED_TIERS, "unknown", None], n),
+        }
+    )
+    axes = trends.Axes.of(papers)
+    values = {
+        "year": pd.to_numeric(papers["year"]).astype("Int64"),
+        "venue": papers["venue"].astype("string").str.strip().replace("", pd.NA),
+        "topic": papers["topic"],
+        "tier": papers["decision_tier"]
+        .astype("string")
+        .str.lower()
+        .where(lambda t: t.isin(trends.DECIDED_TIERS)),
+        "released": papers["code_status"].eq("released").astype(int),
+        "live": papers["repo_state"].eq("live").astype(int),
+    }
+    codes = {
+        "year": list(axes.years), "venue": list(axes.venues), "topic": list(axes.topics),
+        "tier": list(trends.DECIDED_TIERS), "released": [0, 1], "live": [0, 1],
+    }  # fmt: skip
+    for names in [
+        ("year",),
+        ("venue", "topic"),
+        ("year", "tier"),
+        ("venue", "year", "topic"),
+        ("year", "live"),
+    ]:
+        for keep in (1.0, 0.7, 0.05, 0.0):
+            mask = rng.random(n) < keep
+            frame = pd.DataFrame({name: values[name] for name in names})[mask].dropna()
+            expected = np.zeros([len(codes[name]) for name in names], dtype=np.int64)
+            for combination, count in frame.value_counts().items():
+                expected[tuple(codes[name].index(v) for name, v in zip(names, combination, strict=True))] = (
+                    count
+                )
+            assert np.array_equal(axes.cells(names, mask), expected), (names, keep)
+    assert (
+        trends.tier_counts(axes)["papers"].sum() == papers["year"].notna().mul(values["tier"].notna()).sum()
+    )

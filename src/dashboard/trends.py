@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -141,12 +142,71 @@ class Axes:
             raise ValueError(f"mask has {inside.shape} entries; expected one per paper ({self.n_papers})")
         return inside
 
+    def _axis(self, name: str) -> tuple[np.ndarray, int]:
+        """Per paper the code of ``name`` (year, venue, topic, tier, released, live; -1: none) and how
+        many codes there are."""
+        flags = {"released": self.released, "live": self.live}
+        if name in flags:
+            flag = flags[name]
+            if flag is None:
+                raise ValueError(f"these papers have no {name!r} column")
+            return flag.astype(np.int64), 2
+        coded = {
+            "year": (self.year, len(self.years)),
+            "venue": (self.venue, len(self.venues)),
+            "topic": (self.topic, len(self.topics)),
+            "tier": (self.tier, len(DECIDED_TIERS)),
+        }
+        codes, size = coded.get(name, (None, 0))
+        if codes is None:
+            raise ValueError(f"no codes for {name!r}")
+        return codes, size
+
+    @cached_property
+    def _combined(self) -> dict[tuple[str, ...], tuple[np.ndarray, tuple[int, ...]]]:
+        return {}  # filled by `cells`, one entry per combination asked for (shared read-only)
+
+    def cells(self, names: Sequence[str], mask: np.ndarray | pd.Series | None = None) -> np.ndarray:
+        """The masked papers counted per combination of the named codes (`_axis`), an array of shape
+        (codes of names[0], codes of names[1], ...); a paper missing any of them is not counted.
+
+        Each combination is one code per paper, made once (int32; the papers missing one are a last,
+        dropped code), so a count is one `np.bincount` of the masked papers' codes: at a million papers
+        a Trends run counts a dozen tables, and masking two code arrays and combining them each time
+        was most of its counting.
+        """
+        key = tuple(names)
+        known = self._combined.get(key)
+        if known is None:
+            parts = [self._axis(name) for name in key]
+            shape = tuple(size for _, size in parts)
+            size = int(np.prod(shape, dtype=np.int64))
+            combined = np.zeros(self.n_papers, dtype=np.int64)
+            missing = np.zeros(self.n_papers, dtype=bool)
+            for codes, n in parts:
+                combined = combined * n + codes
+                missing |= codes < 0
+            combined[missing] = size
+            known = (combined.astype(np.int32 if size < 2**31 - 1 else np.int64), shape)
+            known[0].setflags(write=False)
+            self._combined[key] = known
+        combined, shape = known
+        size = int(np.prod(shape, dtype=np.int64))
+        chosen = combined if mask is None else combined[self.inside(mask)]
+        return np.bincount(chosen, minlength=size + 1)[:size].reshape(shape)
+
     def span(self, mask: np.ndarray | pd.Series | None = None) -> tuple[list[int], list[str]]:
         """The years and venues the masked papers have (sorted)."""
-        inside = self.inside(mask)
-        years = np.unique(self.year[inside & (self.year >= 0)])
-        venues = np.unique(self.venue[inside & (self.venue >= 0)])
+        years = np.flatnonzero(self.cells(("year",), mask))
+        venues = np.flatnonzero(self.cells(("venue",), mask))
         return [int(y) for y in self.years[years]], [str(v) for v in self.venues[venues]]
+
+    def group_cells(self, by: str, name: str, mask: np.ndarray | pd.Series | None = None) -> np.ndarray:
+        """`cells` per group of `groups` (``by``) and code of ``name``: shape (groups, codes of name)."""
+        if by not in GROUPINGS:
+            raise ValueError(f"by must be one of {', '.join(GROUPINGS)}; got {by!r}")
+        table = self.cells((*by.split(","), name), mask)
+        return table.reshape(-1, table.shape[-1])
 
     def groups(self, by: str) -> tuple[np.ndarray, pd.DataFrame]:
         """Per paper its group (-1: no year or venue to group by) and the groups: group, year, venue.
@@ -194,12 +254,9 @@ def topic_shares(
     Every topic of the corpus appears in every group that has papers (zeros included, so lines do not
     break); groups in year, venue order. Outliers are topic -1; a group's shares sum to 1.
     """
-    inside = axes.inside(mask)
-    group, groups = axes.groups(by)
-    keep = inside & (group >= 0)
+    _, groups = axes.groups(by)
     n_topics = len(axes.topics)
-    cells = np.bincount(group[keep] * n_topics + axes.topic[keep], minlength=len(groups) * n_topics)
-    cells = cells.reshape(len(groups), n_topics)
+    cells = axes.group_cells(by, "topic", mask)
     totals = cells.sum(axis=1)
     present = np.flatnonzero(totals)
     cells, totals, groups = cells[present], totals[present], groups.iloc[present].reset_index(drop=True)
@@ -253,10 +310,9 @@ def topic_changes(
     Columns: topic, label, from_papers, to_papers, from_share, to_share, score (weighted log-odds z of
     the later period against the earlier). Outliers are counted in the shares but not ranked.
     """
-    inside = axes.inside(mask)
-    n_topics = len(axes.topics)
-    counts_from = np.bincount(axes.topic[period_mask(axes, from_years, inside)], minlength=n_topics)
-    counts_to = np.bincount(axes.topic[period_mask(axes, to_years, inside)], minlength=n_topics)
+    per_year = axes.cells(("year", "topic"), mask)
+    counts_from = per_year[np.isin(axes.years, list(from_years))].sum(axis=0)
+    counts_to = per_year[np.isin(axes.years, list(to_years))].sum(axis=0)
     columns = ["topic", "label", "from_papers", "to_papers", "from_share", "to_share", "score"]
     if counts_from.sum() == 0 or counts_to.sum() == 0:
         return pd.DataFrame(columns=columns)
@@ -405,12 +461,8 @@ def distinctive_topics(
     Scored with the weighted log-odds z of the venue's topic counts against the other venues' (outliers
     not ranked). Fewer than two venues give an empty table.
     """
-    inside = axes.inside(mask)
-    keep = inside & (axes.venue >= 0)
-    n_venues, n_topics = len(axes.venues), len(axes.topics)
     columns = ["venue", "topic", "label", "papers", "share", "score"]
-    cells = np.bincount(axes.venue[keep] * n_topics + axes.topic[keep], minlength=n_venues * n_topics)
-    cells = cells.reshape(n_venues, n_topics).astype(float)
+    cells = axes.cells(("venue", "topic"), mask).astype(float)
     present = np.flatnonzero(cells.sum(axis=1))
     if len(present) < 2:
         return pd.DataFrame(columns=columns)
@@ -441,15 +493,15 @@ def code_release(axes: Axes, by: str = "year", mask: np.ndarray | pd.Series | No
     With repository checks (the ``repo_state`` column) also ``live`` and ``live_share``: papers whose
     repository answered as live.
     """
-    inside = axes.inside(mask)
-    group, groups = axes.groups(by)
-    keep = inside & (group >= 0)
-    papers = np.bincount(group[keep], minlength=len(groups))
-    released = np.bincount(group[keep & axes.released], minlength=len(groups))
+    _, groups = axes.groups(by)
+    by_release = axes.group_cells(by, "released", mask)
     table = groups.copy()
-    table["papers"], table["released"] = papers.astype("int64"), released.astype("int64")
+    table["papers"], table["released"] = (
+        by_release.sum(axis=1).astype("int64"),
+        by_release[:, 1].astype("int64"),
+    )
     if axes.live is not None:
-        table["live"] = np.bincount(group[keep & axes.live], minlength=len(groups)).astype("int64")
+        table["live"] = axes.group_cells(by, "live", mask)[:, 1].astype("int64")
     table = table[table["papers"] > 0].reset_index(drop=True)
     table["share"] = (table["released"] / table["papers"]).round(6)
     if axes.live is not None:
@@ -475,26 +527,24 @@ def acceptance(
     columns = [key, "label", "decided", "accepted", "share"]
     if axes.tier is None:
         return pd.DataFrame(columns=columns)
-    inside = axes.inside(mask)
-    decided = inside & (axes.tier >= 0)
-    accepted = decided & (axes.tier < len(ACCEPTED_TIERS))
     if key == "area":
-        if axes.area_rows is None or axes.areas is None:
+        if axes.area_rows is None or axes.areas is None or axes.area_codes is None:
             return pd.DataFrame(columns=columns)
+        inside = axes.inside(mask)
+        decided = inside & (axes.tier >= 0)
+        accepted = decided & (axes.tier < len(ACCEPTED_TIERS))
         rows, codes, values = axes.area_rows, axes.area_codes, axes.areas
         names = [str(v) for v in values]
+        n_decided = np.bincount(codes[decided[rows]], minlength=len(values))
+        n_accepted = np.bincount(codes[accepted[rows]], minlength=len(values))
     else:
-        codes_of = {"topic": axes.topic, "year": axes.year, "venue": axes.venue}
-        if key not in codes_of:
+        all_values = {"topic": axes.topics, "year": axes.years, "venue": axes.venues}
+        if key not in all_values:
             raise ValueError(f"key must be topic, area, year or venue; got {key!r}")
-        rows = np.flatnonzero(codes_of[key] >= 0)
-        codes = codes_of[key][rows]
-        values = {"topic": axes.topics, "year": axes.years, "venue": axes.venues}[key]
+        values = all_values[key]
         names = _labels(values, labels) if key == "topic" else [str(v) for v in values]
-    assert codes is not None
-    n = len(values)
-    n_decided = np.bincount(codes[decided[rows]], minlength=n)
-    n_accepted = np.bincount(codes[accepted[rows]], minlength=n)
+        by_tier = axes.cells((key, "tier"), mask)  # values x DECIDED_TIERS, accepted tiers first
+        n_decided, n_accepted = by_tier.sum(axis=1), by_tier[:, : len(ACCEPTED_TIERS)].sum(axis=1)
     table = pd.DataFrame(
         {key: list(values), "label": names, "decided": n_decided.astype("int64"), "accepted": n_accepted}
     )
@@ -509,14 +559,13 @@ def tier_counts(axes: Axes, mask: np.ndarray | pd.Series | None = None) -> pd.Da
     columns = ["year", "tier", "papers"]
     if axes.tier is None:
         return pd.DataFrame(columns=columns)
-    keep = axes.inside(mask) & (axes.tier >= 0) & (axes.year >= 0)
     n_tiers = len(DECIDED_TIERS)
-    cells = np.bincount(axes.year[keep] * n_tiers + axes.tier[keep], minlength=len(axes.years) * n_tiers)
+    cells = axes.cells(("year", "tier"), mask)
     table = pd.DataFrame(
         {
             "year": np.repeat(axes.years, n_tiers),
             "tier": np.tile(np.asarray(DECIDED_TIERS, dtype=object), len(axes.years)),
-            "papers": cells.astype("int64"),
+            "papers": cells.ravel().astype("int64"),
         }
     )
     return table[table["papers"] > 0].reset_index(drop=True)
