@@ -337,3 +337,28 @@ def test_the_repository_table_sends_one_page_and_the_download_holds_every_reposi
     assert any(c.value.startswith("Repositories 1–4 of 10") for c in at.main.caption)
     labels = [b.proto.label for b in at.main.get("download_button")]
     assert "Download 10 repositories as CSV" in labels
+
+
+def test_the_shared_repositories_table_sends_one_page_and_a_few_titles_a_repository(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Seven papers share org/alpha, three org/beta, two org/gamma: pages of 2 rows list alpha and beta,
+    # and alpha's row names TITLES_SHOWN titles and how many more.
+    shares = {"alpha": 7, "beta": 3, "gamma": 2}
+    rows = [
+        f"{name.title()} paper {i},We study {name} models in setting {i}. Code: https://github.com/org/{name}.\n"
+        for name, n in shares.items()
+        for i in range(n)
+    ]
+    body = ("title,abstract\n" + "".join(rows)).encode()
+    monkeypatch.setattr("dashboard.ui.components.PAGE_ROWS", 2)
+    at = seeds_app("links", monkeypatch)
+    at.sidebar.get("file_uploader")[0].set_value(("shared.csv", body, "text/csv")).run()
+    assert_no_exception(at)
+    assert any(h.value == "Repositories shared by several papers (3)" for h in at.main.header)
+    (shared,) = [d.value for d in at.main.dataframe if "titles" in d.value.columns]
+    assert list(shared["repo"]) == ["org/alpha", "org/beta"] and list(shared["papers"]) == [7, 3]
+    alpha, beta = shared["titles"]
+    assert alpha.count(" | ") == 5 and alpha.endswith("| and 2 more") and "Beta" not in alpha
+    assert beta == "Beta paper 0 | Beta paper 1 | Beta paper 2"
+    assert any(c.value.startswith("Repositories 1–2 of 3") for c in at.main.caption)

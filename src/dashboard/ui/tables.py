@@ -368,6 +368,9 @@ def repo_groups(papers: pd.DataFrame) -> RepoGroups:
     return RepoGroups(groups=groups, repo=of_items("github_repo"), title=of_items("title"), id=of_items("id"))
 
 
+TITLES_SHOWN = 5  # titles of a shared repository listed in its row (`titles_text`)
+
+
 def shared_repos_in_view(repos: RepoGroups, mask: np.ndarray) -> pd.DataFrame:
     """`shared_repos` of the papers in ``mask``, from ``repo_groups(papers)``."""
     items = np.flatnonzero(mask[repos.groups.rows])
@@ -392,6 +395,17 @@ def shared_repos_in_view(repos: RepoGroups, mask: np.ndarray) -> pd.DataFrame:
         }
     )
     return table.sort_values(["papers", "repo"], ascending=[False, True]).reset_index(drop=True)
+
+
+def titles_text(titles: Sequence[object], shown: int = TITLES_SHOWN) -> str:
+    """The first ``shown`` titles joined with " | ", and how many more there are.
+
+    >>> titles_text(["A", "B", "C", "D", "E"], shown=3)
+    'A | B | C | and 2 more'
+    """
+    first = " | ".join(str(title) for title in titles[:shown])
+    rest = len(titles) - shown
+    return f"{first} | and {rest:,} more" if rest > 0 else first
 
 
 def topic_overview(topics: pd.DataFrame, counts: pd.Series, names: Mapping[int, str]) -> pd.DataFrame:
