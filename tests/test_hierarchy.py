@@ -59,6 +59,12 @@ def test_a_cut_gives_exactly_k_topics_covering_every_paper(
         assert table["size"].sum() == len(cut.papers)
         labels = dict(zip(table["topic"], table["label"], strict=True))
         assert (cut.papers["topic_label"] == cut.papers["topic"].map(labels)).all()
+        if k < tree.n_leaves:  # (at every leaf the cut is the fitted analysis itself)
+            # one small code per paper, not a string: a million label strings were 40 MB of new memory
+            assert cut.papers["topic_label"].dtype == "category"
+            assert (
+                cut.papers["topic_label"].memory_usage(index=False, deep=True) < 2 * len(cut.papers) + 8_000
+            )
         sizes = table.loc[table["topic"] >= 0, "size"].to_numpy()
         assert np.all(np.diff(sizes) <= 0)  # topic 0 is the largest
         for topic, ids in zip(table["topic"], table["representative_ids"], strict=True):
@@ -214,3 +220,21 @@ def test_an_index_built_before_trees_were_stored_still_cuts(
     assert shown[out] == shown[older]
     frame = pd.DataFrame({"topics": shown[out]})
     assert frame["topics"].is_unique
+
+
+def test_a_cut_whose_labels_repeat_keeps_them_as_text(
+    fitted: analysis.Analysis, tree: hierarchy.TopicTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two groups named alike cannot be two categories: the column is the labels as strings then.
+    real = hierarchy.TopicTree.describe
+
+    def alike(self: hierarchy.TopicTree, k: int) -> hierarchy.TopicCut:
+        described = real(self, k)
+        return replace(described, labels=["same · words"] * len(described.labels))
+
+    monkeypatch.setattr(hierarchy.TopicTree, "describe", alike)
+    cut = analysis.cut(fitted, tree, 2)
+    labels = cut.papers["topic_label"]
+    assert labels.dtype != "category"
+    assert set(labels[cut.papers["topic"] >= 0]) == {"same · words"}
+    assert (labels[cut.papers["topic"] < 0] == OUTLIER_LABEL).all()
