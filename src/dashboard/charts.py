@@ -435,21 +435,23 @@ def paper_map(
     n_papers = max(n_papers or 0, len(papers))
     if n_papers > len(shown):
         title = f"{title} — {len(shown):,} of {n_papers:,} papers sampled"
-    fig = go.Figure()
-    scatter = (
-        go.Scattergl if len(shown) + (0 if background is None else len(background)) > 2_000 else go.Scatter
-    )
+    # Traces as plain dicts made into the figure at once: added one by one, each was validated, then
+    # copied and validated again by the figure (0.027 s for 46 topics' traces; 0.015 s like this).
+    n_drawn = len(shown) + (0 if background is None else len(background))
+    scatter = "scattergl" if n_drawn > 2_000 else "scatter"
+    traces: list[dict[str, Any]] = []
     if background is not None and len(background):
         behind = background.iloc[sample_rows(len(background), max_points, random_state)]
-        fig.add_trace(
-            scatter(
-                x=behind["x"].to_numpy(),
-                y=behind["y"].to_numpy(),
-                mode="markers",
-                name="Filtered out",
-                marker={"color": OUTLIER_COLOUR, "size": 4, "opacity": 0.25},
-                hoverinfo="skip",
-            )
+        traces.append(
+            {
+                "type": scatter,
+                "x": behind["x"].to_numpy(),
+                "y": behind["y"].to_numpy(),
+                "mode": "markers",
+                "name": "Filtered out",
+                "marker": {"color": OUTLIER_COLOUR, "size": 4, "opacity": 0.25},
+                "hoverinfo": "skip",
+            }
         )
     size = 7 if len(shown) < 2_000 else 4
     # Each group's points are taken from whole-sample arrays, not as a DataFrame per group, and the
@@ -462,18 +464,20 @@ def paper_map(
         marker: dict[str, Any] = {"color": marker_colour, "size": size, "opacity": 0.85}
         if highlight:
             marker.update(size=size + 4, opacity=1.0, line={"color": HIT_OUTLINE, "width": 1})
-        fig.add_trace(
-            scatter(
-                x=xs[rows],
-                y=ys[rows],
-                mode="markers",
-                name=name,
-                marker=marker,
-                customdata=ids[rows],
-                hovertext=hovers[rows],
-                hovertemplate="%{hovertext}<extra>" + name + "</extra>",
-            )
+        traces.append(
+            {
+                "type": scatter,
+                "x": xs[rows],
+                "y": ys[rows],
+                "mode": "markers",
+                "name": name,
+                "marker": marker,
+                "customdata": ids[rows],
+                "hovertext": hovers[rows],
+                "hovertemplate": "%{hovertext}<extra>" + name + "</extra>",
+            }
         )
+    fig = go.Figure(data=traces)
     _base_layout(fig, title, "Map dimension 1", "Map dimension 2", 560)
     # Each cluster is named where it lies (its topic number and first terms) instead of a legend:
     # 25 legend entries did not fit beside the map and hid under the hover box. Coloured by another
