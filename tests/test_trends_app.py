@@ -47,6 +47,8 @@ def test_the_seeds_get_a_note_of_what_the_page_needs_not_empty_charts(
     assert not at.exception, [e.value for e in at.exception]
     notes = [info.value for info in at.main.info]
     assert any("one year" in n and "one venue" in n and "several years or venues" in n for n in notes)
+    # the note is escaped whole (it names the corpus's venue): no markdown of ours may show as symbols
+    assert not any("`" in n for n in notes), notes
     assert not at.get("plotly_chart")
 
 

@@ -48,7 +48,7 @@ if len(years) < 2 and len(venues) < 2:
         escape_markdown(
             f"Trends compare years and venues, and these papers have {year_text} and {venue_text}. "
             "Load a corpus that spans several years or venues (e.g. a conference over several years, "
-            "or several conferences; the venue and year come from the files' `venue` and `year` fields), "
+            "or several conferences; the venue and year come from the files' “venue” and “year” fields), "
             "or loosen the year and venue filters. The other pages describe this corpus as it is."
         ),
         icon=":material/timeline:",
