@@ -208,8 +208,8 @@ class Axes:
         table = self.cells((*by.split(","), name), mask)
         return table.reshape(-1, table.shape[-1])
 
-    def groups(self, by: str) -> tuple[np.ndarray, pd.DataFrame]:
-        """Per paper its group (-1: no year or venue to group by) and the groups: group, year, venue.
+    def groups(self, by: str) -> pd.DataFrame:
+        """The groups papers are counted in (`group_cells`' rows, in order): group, year, venue.
 
         ``by`` is ``year``, ``venue`` or ``venue,year``; ``group`` is ``2023``, ``ICML`` or ``ICML 2023``.
         """
@@ -219,21 +219,18 @@ class Axes:
         if by == "year":
             table = pd.DataFrame({"year": self.years, "venue": [""] * n_years})
             table["group"] = table["year"].astype(str)
-            return self.year, table[["group", "year", "venue"]]
-        if by == "venue":
+        elif by == "venue":
             table = pd.DataFrame({"year": pd.array([pd.NA] * n_venues, dtype="Int64"), "venue": self.venues})
             table["group"] = table["venue"].astype(str)
-            return self.venue, table[["group", "year", "venue"]]
-        known = (self.year >= 0) & (self.venue >= 0)
-        codes = np.where(known, self.venue * max(n_years, 1) + self.year, -1)
-        table = pd.DataFrame(
-            {
-                "year": np.tile(self.years, n_venues),
-                "venue": np.repeat(self.venues, n_years),
-            }
-        )
-        table["group"] = table["venue"].astype(str) + " " + table["year"].astype(str)
-        return codes, table[["group", "year", "venue"]]
+        else:
+            years, venues = np.tile(self.years, n_venues), np.repeat(self.venues, n_years)
+            table = pd.DataFrame({"year": years, "venue": venues})
+            table["group"] = table["venue"].astype(str) + " " + table["year"].astype(str)
+        return table[["group", "year", "venue"]]
+
+    def year_codes(self, years: Collection[int]) -> np.ndarray:
+        """Per year code, whether it is one of ``years`` (a period, as rows of a per-year table)."""
+        return np.isin(self.years, list(years))
 
 
 def _labels(topics: np.ndarray, labels: Mapping[int, str] | None) -> list[str]:
@@ -254,7 +251,7 @@ def topic_shares(
     Every topic of the corpus appears in every group that has papers (zeros included, so lines do not
     break); groups in year, venue order. Outliers are topic -1; a group's shares sum to 1.
     """
-    _, groups = axes.groups(by)
+    groups = axes.groups(by)
     n_topics = len(axes.topics)
     cells = axes.group_cells(by, "topic", mask)
     totals = cells.sum(axis=1)
@@ -286,7 +283,7 @@ def period_mask(axes: Axes, years: Collection[int], mask: np.ndarray | pd.Series
     # A look-up of each paper's year code (the last entry, where -1 lands, is "no year"): np.isin over
     # a million codes cost 10 ms, and a Trends run asks for six of these.
     wanted = np.zeros(len(axes.years) + 1, dtype=bool)
-    wanted[:-1] = np.isin(axes.years, list(years))
+    wanted[:-1] = axes.year_codes(years)
     return axes.inside(mask) & wanted[axes.year]
 
 
@@ -311,8 +308,8 @@ def topic_changes(
     the later period against the earlier). Outliers are counted in the shares but not ranked.
     """
     per_year = axes.cells(("year", "topic"), mask)
-    counts_from = per_year[np.isin(axes.years, list(from_years))].sum(axis=0)
-    counts_to = per_year[np.isin(axes.years, list(to_years))].sum(axis=0)
+    counts_from = per_year[axes.year_codes(from_years)].sum(axis=0)
+    counts_to = per_year[axes.year_codes(to_years)].sum(axis=0)
     columns = ["topic", "label", "from_papers", "to_papers", "from_share", "to_share", "score"]
     if counts_from.sum() == 0 or counts_to.sum() == 0:
         return pd.DataFrame(columns=columns)
@@ -493,7 +490,7 @@ def code_release(axes: Axes, by: str = "year", mask: np.ndarray | pd.Series | No
     With repository checks (the ``repo_state`` column) also ``live`` and ``live_share``: papers whose
     repository answered as live.
     """
-    _, groups = axes.groups(by)
+    groups = axes.groups(by)
     by_release = axes.group_cells(by, "released", mask)
     table = groups.copy()
     table["papers"], table["released"] = (
