@@ -4,7 +4,9 @@ distinctive terms of every group, keyword in context."""
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -278,11 +280,21 @@ def test_subset_counts_within_a_known_subset_read_only_the_rows_it_leaves_out(
         counts.subset_counts(np.array([False, False, False, True, True]), within=known)
 
 
+@pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("share", [0.05, 0.2, 0.6, 1.0])
 def test_sums_over_rows_copied_a_chunk_at_a_time_are_the_sums_of_the_rows(
-    share: float, monkeypatch: pytest.MonkeyPatch
+    share: float, threads: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(terms, "SUM_CHUNK", 7)  # 400 papers: many chunks, the last one short
+    monkeypatch.setattr(terms, "SUM_THREADS", threads)
+    summed_in: list[str] = []
+    sum_chunks = TermCounts._sum_chunks
+
+    def recorded(self: TermCounts, rows: np.ndarray, starts: Any) -> tuple[np.ndarray, np.ndarray]:
+        summed_in.append(threading.current_thread().name)
+        return sum_chunks(self, rows, starts)
+
+    monkeypatch.setattr(TermCounts, "_sum_chunks", recorded)
     rng = np.random.default_rng(4)
     dense = rng.poisson(0.4, size=(400, 60)).astype(np.int32)
     vocabulary = np.array([f"t{i:02d}" for i in range(60)], dtype=object)
@@ -292,3 +304,7 @@ def test_sums_over_rows_copied_a_chunk_at_a_time_are_the_sums_of_the_rows(
     assert occurrences.tolist() == dense[rows].sum(axis=0).tolist()
     assert papers.tolist() == (dense[rows] > 0).sum(axis=0).tolist()
     assert counts.counts.toarray().tolist() == dense.tolist()  # the counts themselves are untouched
+    # one chunk or one thread: summed where asked; more: shared among that many pool threads
+    many = threads > 1 and len(rows) > terms.SUM_CHUNK
+    assert len(summed_in) == (threads if many else 1)
+    assert all(name.startswith("term-sums") for name in summed_in) == many

@@ -12,10 +12,12 @@ large corpus.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property, partial
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +30,14 @@ DEFAULT_PRIOR_STRENGTH = 1_000.0
 KWIC_LIMIT = 500
 RECENT_SUBSETS = 4  # subsets whose counts are kept (the Terms page asks for one twice)
 SUM_CHUNK = 50_000  # papers whose rows are copied and summed at a time (`TermCounts._sum_rows`)
+SUM_THREADS = min(4, os.cpu_count() or 1)  # threads a large sum is shared among (`TermCounts._sum_rows`)
+
+
+
+@cache
+def _sum_pool() -> ThreadPoolExecutor:
+    """The threads of `TermCounts._sum_rows`, made once per process (a sum is too short to start them)."""
+    return ThreadPoolExecutor(max_workers=SUM_THREADS, thread_name_prefix="term-sums")
 
 
 def _abstracts(papers: pd.DataFrame | Sequence[str]) -> list[str]:
@@ -146,9 +156,23 @@ class TermCounts:
         # copied and summed SUM_CHUNK at a time: a copy of a third of a million papers' rows at once is
         # 200 MB of fresh memory, 0.02-0.33 s a run in a server (page faults); chunks of a few MB are
         # served again from the same memory, 0.03-0.11 s. The int32 sums skip a conversion of every
-        # entry to float (no term is used 2**31 times).
+        # entry to float (no term is used 2**31 times). Above one chunk, the chunks are shared among
+        # SUM_THREADS threads: scipy copies and multiplies the rows without the GIL (on two cores a
+        # 460k-paper sum took 0.08 s in one thread, 0.05 s in two).
+        starts = range(0, len(rows), SUM_CHUNK)
+        shares = [starts[i::SUM_THREADS] for i in range(min(SUM_THREADS, len(starts)))]
+        if len(shares) <= 1:
+            return self._sum_chunks(rows, starts)
+        (counts, papers), *rest = _sum_pool().map(partial(self._sum_chunks, rows), shares)
+        for more_counts, more_papers in rest:  # whole numbers in float64: exact in any order
+            counts += more_counts
+            papers += more_papers
+        return counts, papers
+
+    def _sum_chunks(self, rows: np.ndarray, starts: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
+        """`_sum_rows` of the chunks of ``rows`` that begin at ``starts``."""
         counts, papers = np.zeros(len(self.terms)), np.zeros(len(self.terms))
-        for start in range(0, len(rows), SUM_CHUNK):
+        for start in starts:
             block = self.counts[rows[start : start + SUM_CHUNK]]
             ones = np.ones(block.shape[0], dtype=np.int32)
             counts += block.T @ ones
