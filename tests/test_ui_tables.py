@@ -284,3 +284,22 @@ def test_counts_in_view_read_in_paper_order_equal_the_gathered_items(column: str
     assert groups.by_row is not None or groups.codes_by_paper is not None
     expected = np.bincount(groups.in_view(mask)[1], minlength=len(groups.values))
     assert groups.counts(mask).tolist() == expected.tolist()
+
+
+def test_found_scores_read_in_the_found_order_or_looked_up_by_row() -> None:
+    from dashboard.ui.ranked import Found
+
+    found = Found(np.array([7, 2, 9, 4]), np.array([3.14159, 2.5, 1.00049, 0.25]), "search")
+    assert found.scores_of(np.array([7, 2, 9])) == [3.142, 2.5, 1.0]  # the found order
+    # another order (e.g. by year): each row's own score; a row the search did not rank scores 0
+    assert found.scores_of(np.array([4, 11, 7, 0])) == [0.25, 0.0, 3.142, 0.0]
+    assert found.scores_of(np.array([], dtype=np.int64)) == []
+
+
+def test_a_list_cell_shows_its_first_items_and_how_many_more() -> None:
+    from dashboard.ui.components import joined
+
+    assert joined(["a", "b", "c", "d"], limit=2) == "a, b (+2)"
+    assert joined(np.array(["x", "y"]), limit=2) == "x, y"
+    assert joined((1, 2, 3)) == "1, 2, 3"
+    assert joined(None) == "" and joined(float("nan")) == "" and joined([]) == ""

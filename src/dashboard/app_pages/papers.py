@@ -50,8 +50,7 @@ st.caption(
 extra = None
 if result is not None:
     ranked.preview(view, result)
-    score_of = dict(zip(result.rows.tolist(), result.scores.tolist(), strict=True))
-    extra = {"score": [round(score_of.get(int(r), 0.0), 3) for r in rows[:n_shown]]}
+    extra = {"score": result.scores_of(rows[:n_shown])}
     if result.kind == "search":
         extra["match"] = ranked.sentences(view, result, rows[: min(n_shown, ranked.SENTENCES_FOR)])
         extra["match"] += [""] * (n_shown - len(extra["match"]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -236,8 +237,8 @@ def joined(values: Any, limit: int = 6) -> str:
     """A list cell as short text: ``a, b, c (+2)``."""
     if not isinstance(values, list | tuple) and not hasattr(values, "__len__"):
         return ""
-    items = [str(v) for v in values]
-    return ", ".join(items[:limit]) + (f" (+{len(items) - limit})" if len(items) > limit else "")
+    shown = [str(v) for v in islice(values, limit)]  # only those shown (a table joins 1,000 rows' lists)
+    return ", ".join(shown) + (f" (+{len(values) - limit})" if len(values) > limit else "")
 
 
 def safe_links(urls: pd.Series) -> pd.Series:

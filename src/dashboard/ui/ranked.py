@@ -41,6 +41,22 @@ class Found:
     notes: tuple[str, ...] = ()
     what: str = ""  # for "like": the paper's title or the start of the text
 
+    def scores_of(self, rows: np.ndarray) -> list[float]:
+        """The score of each of ``rows`` (0 for a row it did not rank), rounded for a table.
+
+        Rows in the found order read the scores as they are; others look them up by position, never
+        by a dict of every hit (800k hits for a common word at a million papers: 0.07 s a run).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if np.array_equal(rows, self.rows[: len(rows)]):
+            picked = self.scores[: len(rows)]
+        else:
+            size = int(max(rows.max(initial=-1), self.rows.max(initial=-1))) + 1
+            by_row = np.zeros(size)
+            by_row[self.rows] = self.scores
+            picked = by_row[rows]
+        return np.round(picked, 3).tolist()
+
 
 @data._per_corpus(max_entries=4)
 def _raw_word_index(digest: str, _papers: pd.DataFrame) -> WordIndex:
