@@ -286,6 +286,12 @@ def test_a_maps_sample_is_uniform_and_a_narrower_filter_keeps_the_points_it_stil
     # uniform: each fifth of the rows gets about a fifth of the points
     shares = np.bincount(drawn * 5 // 5_000, minlength=5) / len(drawn)
     assert np.all(np.abs(shares - 0.2) < 0.06)
+    # read a growing head of the order at a time: the same rows as the first of all the masked ones
+    order = rng.permutation(100_000)
+    for share in (0.0, 0.001, 0.05, 0.9, 1.0):
+        mask = rng.random(100_000) < share
+        expected = np.sort(order[mask[order]][:300])
+        assert charts.sample_in_order(mask, order, max_points=300).tolist() == expected.tolist()
 
 
 def test_map_hover_texts_kept_per_corpus_are_those_written_on_the_fly(

@@ -289,7 +289,16 @@ def sample_in_order(mask: np.ndarray, order: np.ndarray, max_points: int = MAP_P
     >>> sample_in_order(np.array([True, False, True, True]), np.array([3, 1, 0, 2]), max_points=2)
     array([0, 3])
     """
-    return np.sort(order[mask[order]][:max_points])
+    # Read a growing head of ``order`` until it holds enough masked rows: a filter keeping most papers
+    # reads 20,000 of a million (all of them: 0.014 s a map, twice a run).
+    picked: list[np.ndarray] = []
+    wanted, start, step = max_points, 0, max(4_096, 2 * max_points)
+    while wanted > 0 and start < len(order):
+        part = order[start : start + step]
+        hits = part[mask[part]][:wanted]
+        picked.append(hits)
+        wanted, start, step = wanted - len(hits), start + step, step * 2
+    return np.sort(np.concatenate(picked)) if picked else order[:0]
 
 
 # Greedy lines of at most 60 characters, broken at spaces or after a hyphen inside a word (a longer

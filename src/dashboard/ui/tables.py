@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -123,12 +124,23 @@ class Groups:
 
     def counts(self, mask: np.ndarray) -> np.ndarray:
         """Items per value among the papers in ``mask`` (one count per entry of ``values``)."""
-        if self.by_row is not None:  # in paper order: a sequential read, twice as fast as `in_view`
-            return np.bincount(self.by_row[mask], minlength=len(self.values) + 1)[1:]
+        if self.by_row is not None:  # in paper order: a sequential read, twice as fast as `in_view`;
+            # weighed by the mask, no code is copied (half the time of counting the masked codes)
+            counted = np.bincount(self.by_row, weights=mask, minlength=len(self.values) + 1)
+            return counted[1:].astype(np.int64)
         if self.codes_by_paper is not None and self.per_paper is not None:
+            if np.count_nonzero(mask) * 2 > len(mask):  # most papers: all items less those left out
+                left_out = self.codes_by_paper[np.repeat(~mask, self.per_paper)]
+                return self._all_counts - np.bincount(left_out, minlength=len(self.values))
             inside = np.repeat(mask, self.per_paper)
             return np.bincount(self.codes_by_paper[inside], minlength=len(self.values))
         return np.bincount(self.in_view(mask)[1], minlength=len(self.values))
+
+    @cached_property
+    def _all_counts(self) -> np.ndarray:
+        """Items per value over every paper (`counts` of a mask that keeps most papers subtracts)."""
+        codes = self.codes if self.codes_by_paper is None else self.codes_by_paper
+        return np.bincount(codes, minlength=len(self.values))
 
 
 def _groups(
