@@ -3,6 +3,7 @@ corpus names them) authors, institutions, countries and decisions, each a chart 
 
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from dashboard import charts
@@ -20,8 +21,9 @@ papers, digest, k = view.papers, view.source.digest, view.filters.model
 in_view = view.mask.to_numpy(dtype=bool)
 n_papers = int(in_view.sum())
 is_released = data.released(digest, papers)
-released = int(is_released[in_view].sum())
-n_links = int(data.link_counts(digest, papers)[in_view].sum())
+# counted where the mask is set, without copying the masked values (a few ms each at a million papers)
+released = np.count_nonzero(is_released & in_view)
+n_links = int(np.sum(data.link_counts(digest, papers), where=in_view))
 venue_names = tables.values_in_view(data.groups(digest, k, "venue", papers), in_view)
 venues = sum(1 for venue in venue_names if str(venue) != "")
 # Fixed-width metrics in a wrapping row: five of METRIC_PX with small gaps fit one line from 1024 px
@@ -54,7 +56,7 @@ else:
     metrics.metric("Venues", "–", help="These files name no venue for these papers.", width=METRIC_PX)
 
 if "has_abstract" in papers.columns:
-    without = int((~papers["has_abstract"].to_numpy(dtype=bool))[in_view].sum())
+    without = n_papers - np.count_nonzero(papers["has_abstract"].to_numpy(dtype=bool) & in_view)
     if without:
         st.caption(
             f":material/info: {without:,} of these {n_papers:,} {'paper' if n_papers == 1 else 'papers'} "
