@@ -18,6 +18,7 @@ from dashboard.schema import OUTLIER_TOPIC
 from dashboard.ui import components, data, keys, trend_data
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
+from dashboard.ui.timings import mark
 from dashboard.ui.url import param, read_query, setting, sync_widget, update_filters, write_query
 
 GROUPINGS = {"year": "All venues", "venue,year": "Per venue"}
@@ -27,6 +28,7 @@ SHOWN_TOPICS = 5  # rising and as many falling topics drawn as lines (plus any t
 PAPERS_LISTED = 200
 
 view = page_context()
+mark("context")
 components.page_header("Trends", view, "How topics, terms, code and decisions move across years and venues")
 if components.empty_state(view, keys.TRENDS_CLEAR):
     st.stop()
@@ -115,6 +117,7 @@ def csv_download(table: pd.DataFrame, stem: str, what: str) -> None:
     )
 
 
+mark("span")  # bench/: when each part of a run finished
 # --------------------------------------------------------------------- settings (in the URL)
 several_years, several_venues = len(years) >= 2, len(venues) >= 2
 by = setting(keys.URL_TRENDS_BY, GROUPINGS, default="year") if several_venues else "year"
@@ -193,6 +196,7 @@ period_names = (_period_name(from_years), _period_name(to_years)) if several_yea
 per_venue = by == "venue,year"
 has_topics = view.analysis is not None
 
+mark("settings")
 # --------------------------------------------------------------------- topic share over time
 if several_years and has_topics:
     st.header("Topic share over time")
@@ -230,6 +234,7 @@ if several_years and has_topics:
 elif has_topics:
     st.caption(f"Topic share over time needs papers from two years or more (these are all from {years[0]}).")
 
+mark("topic shares")
 # --------------------------------------------------------------------- rising and falling terms
 if several_years:
     st.header(f"Rising and falling terms, {period_names[0]} → {period_names[1]}")
@@ -293,6 +298,7 @@ if several_years:
                 )
         csv_download(term_table, f"terms_{ngram}", "rising and falling terms")
 
+mark("terms")
 # --------------------------------------------------------------------- topic by venue
 if several_venues and has_topics:
     st.header("Topic by venue")
@@ -330,6 +336,7 @@ if several_venues and has_topics:
 elif has_topics:
     st.caption(f"Topic by venue needs two venues or more (these papers are all from {venues[0]}).")
 
+mark("venues")
 # --------------------------------------------------------------------- code release over time
 if several_years:
     st.header("Code release over time")
@@ -339,6 +346,7 @@ if several_years:
         st.caption("Live repositories appear here once the repositories have been checked (`check-code`).")
     csv_download(release, "code_release", "the code release shares")
 
+mark("code release")
 # --------------------------------------------------------------------- decisions
 if trends.has_decisions(axes, mask_without("topic", "area", "year")):
     st.header("Decisions")
@@ -369,6 +377,7 @@ if trends.has_decisions(axes, mask_without("topic", "area", "year")):
         clickable(trend_charts.acceptance_line(by_year), "accept_year")
         csv_download(by_year, "acceptance_year", "acceptance per year")
 
+mark("decisions")
 # --------------------------------------------------------------------- the papers behind a click
 st.header("The papers")
 chosen = [name for name in ("year", "venue", "topic", "area") if getattr(view.filters, name)]
