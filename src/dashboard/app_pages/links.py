@@ -238,8 +238,8 @@ if shared.empty:
 else:
     # One page, and a few titles a repository: at a million papers 4,700 repositories with 22 titles
     # each were 10 MB of text a run.
-    page = f"{keys.LINKS_SHARED_PAGE}.{view.filters.slug()}"
-    shared = shared.iloc[components.page_rows(len(shared), page, "repositories", has_download=False)]
+    pager = f"{keys.LINKS_SHARED_PAGE}.{view.filters.slug()}"
+    shared = shared.iloc[components.page_rows(len(shared), pager, "repositories", has_download=False)]
     components.show_table(
         shared.assign(titles=shared["titles"].map(tables.titles_text)).drop(columns="ids"),
         {

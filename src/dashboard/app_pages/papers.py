@@ -1,6 +1,8 @@
 """Papers: the filtered table in the order asked for (by relevance for a search or "papers like"),
 the selected paper in full, downloads of these rows."""
 
+from typing import Any
+
 import streamlit as st
 
 from dashboard.ui import components, keys, ranked
@@ -47,13 +49,13 @@ scope = (
 st.caption(
     escape_markdown(f"{scope}, {how}.") + (" The download holds all of them." if n_shown < len(rows) else "")
 )
-extra = None
+extra: dict[str, list[Any]] | None = None  # columns added to the table: score, the matched sentence
 if result is not None:
     ranked.preview(view, result)
     extra = {"score": result.scores_of(rows[:n_shown])}
     if result.kind == "search":
-        extra["match"] = ranked.sentences(view, result, rows[: min(n_shown, ranked.SENTENCES_FOR)])
-        extra["match"] += [""] * (n_shown - len(extra["match"]))
+        matched = ranked.sentences(view, result, rows[: min(n_shown, ranked.SENTENCES_FOR)])
+        extra["match"] = matched + [""] * (n_shown - len(matched))
 ticked = components.selectable_papers(
     components.rows_of(view.papers, rows[:n_shown], components.SELECTABLE_COLUMNS),
     view,
