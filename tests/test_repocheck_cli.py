@@ -160,7 +160,9 @@ def test_interrupted_run_keeps_answers_and_the_next_run_finishes(
     world: World, env: dict[str, str], tmp_path: Path, how: signal.Signals
 ) -> None:
     corpus = write_corpus(tmp_path / "papers.jsonl", 60)
-    world.delay = 0.05
+    # Slow enough that the run is still going when the signal comes, on a loaded machine too (at 0.05 s an
+    # answer, a CI run once answered all 84 between two looks at the cache)
+    world.delay = 0.2
     cache = Path(env["PAPER_DASHBOARD_CACHE"])
     process = _start(corpus, env)
     deadline = time.monotonic() + 60
