@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -109,6 +109,22 @@ def wait_for_query(page: object, key: str, present: bool = True, timeout: float 
         time.sleep(0.15)
 
 
+def act_until_query(page: object, key: str, act: Callable[[], None], tries: int = 3) -> None:
+    """Do ``act`` (a click or drag on a chart) until the URL has ``key``: one that lands while Plotly still
+    lays the chart out does nothing (seen in loaded CI runs), so it is done again once the browser is idle."""
+    for attempt in range(tries):
+        page.evaluate(  # type: ignore[attr-defined]
+            "() => new Promise(done => requestIdleCallback(() => done(true), {timeout: 3000}))"
+        )
+        act()
+        try:
+            wait_for_query(page, key, timeout=10.0 if attempt < tries - 1 else 30.0)
+            return
+        except AssertionError:
+            if attempt == tries - 1:
+                raise
+
+
 def no_errors(page: object) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0  # type: ignore[attr-defined]
 
@@ -178,8 +194,8 @@ def test_clicking_a_topic_bar_filters_the_papers(app_url: str, browser: object) 
     total = counts(page)[1]
     bars = page.locator('[data-testid="stPlotlyChart"] .barlayer .point')
     bars.first.wait_for()
-    bars.first.click(force=True)  # plotly catches clicks on a drag layer above the bars
-    wait_for_query(page, "topic")
+    # force: plotly catches clicks on a drag layer above the bars
+    act_until_query(page, "topic", lambda: bars.first.click(force=True))
     settle(page)
     shown = counts(page)[0]
     assert 0 < shown < total
@@ -210,23 +226,16 @@ def test_selecting_points_on_the_map_filters_to_them(app_url: str, browser: obje
     page.goto(f"{app_url}/topics")
     settle(page)
     total = counts(page)[1]
-    # A drag that lands while Plotly still lays the map out selects nothing (seen once in a loaded CI
-    # run): drag once the browser is idle, and again if no selection came of it.
-    for attempt in range(3):
+    def drag_a_box() -> None:
         drag = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".nsewdrag").first
         drag.wait_for()
-        page.evaluate("() => new Promise(done => requestIdleCallback(() => done(true), {timeout: 3000}))")
         area = drag.bounding_box()
         page.mouse.move(area["x"] + 5, area["y"] + 5)
         page.mouse.down()
         page.mouse.move(area["x"] + area["width"] * 0.7, area["y"] + area["height"] * 0.7, steps=15)
         page.mouse.up()
-        try:
-            wait_for_query(page, "box", timeout=10.0 if attempt < 2 else 30.0)
-            break
-        except AssertionError:
-            if attempt == 2:
-                raise
+
+    act_until_query(page, "box", drag_a_box)
     settle(page)
     # The box is kept as its corners: a short URL however many papers it holds.
     assert 0 < counts(page)[0] < total

@@ -148,7 +148,8 @@ def _start(corpus: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
 def _answered(cache: Path) -> int:
     if not cache.exists():
         return 0
-    with sqlite3.connect(cache, timeout=30) as connection:
+    # A short wait for a lock: a look that waited for the whole run to end saw every answer kept
+    with sqlite3.connect(cache, timeout=0.5) as connection:
         try:
             return int(connection.execute("SELECT count(*) FROM answers").fetchone()[0])
         except sqlite3.OperationalError:
@@ -161,8 +162,8 @@ def test_interrupted_run_keeps_answers_and_the_next_run_finishes(
 ) -> None:
     corpus = write_corpus(tmp_path / "papers.jsonl", 60)
     # Slow enough that the run is still going when the signal comes, on a loaded machine too (at 0.05 s an
-    # answer, a CI run once answered all 84 between two looks at the cache)
-    world.delay = 0.2
+    # answer, a CI run once answered all 84 between two looks at the cache): 8 at a time, 5 s at least
+    world.delay = 0.5
     cache = Path(env["PAPER_DASHBOARD_CACHE"])
     process = _start(corpus, env)
     deadline = time.monotonic() + 60
