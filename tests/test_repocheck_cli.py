@@ -142,6 +142,9 @@ def _start(corpus: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "dashboard.cli", "check-code", str(corpus)],
         env=process_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        # Ctrl-C as in a terminal, even under a parent that ignores SIGINT (a job started in the
+        # background inherits SIG_IGN, and Python then never raises KeyboardInterrupt)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
 
 
