@@ -125,6 +125,22 @@ def act_until_query(page: object, key: str, act: Callable[[], None], tries: int 
                 raise
 
 
+def select_a_box(page: object, share: float) -> None:
+    """Drag a box over the map (the page's second chart) from its corner to ``share`` of its width and
+    height, until the URL holds the selection (`act_until_query`)."""
+
+    def drag_a_box() -> None:
+        drag = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".nsewdrag").first  # type: ignore[attr-defined]
+        drag.wait_for()
+        area = drag.bounding_box()
+        page.mouse.move(area["x"] + 5, area["y"] + 5)  # type: ignore[attr-defined]
+        page.mouse.down()  # type: ignore[attr-defined]
+        page.mouse.move(area["x"] + area["width"] * share, area["y"] + area["height"] * share, steps=15)  # type: ignore[attr-defined]
+        page.mouse.up()  # type: ignore[attr-defined]
+
+    act_until_query(page, "box", drag_a_box)
+
+
 def no_errors(page: object) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0  # type: ignore[attr-defined]
 
@@ -226,16 +242,7 @@ def test_selecting_points_on_the_map_filters_to_them(app_url: str, browser: obje
     page.goto(f"{app_url}/topics")
     settle(page)
     total = counts(page)[1]
-    def drag_a_box() -> None:
-        drag = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".nsewdrag").first
-        drag.wait_for()
-        area = drag.bounding_box()
-        page.mouse.move(area["x"] + 5, area["y"] + 5)
-        page.mouse.down()
-        page.mouse.move(area["x"] + area["width"] * 0.7, area["y"] + area["height"] * 0.7, steps=15)
-        page.mouse.up()
-
-    act_until_query(page, "box", drag_a_box)
+    select_a_box(page, 0.7)
     settle(page)
     # The box is kept as its corners: a short URL however many papers it holds.
     assert 0 < counts(page)[0] < total

@@ -10,7 +10,7 @@ from pathlib import Path
 import bibtexparser
 import pytest
 from server import running_app
-from test_browser import CHROMIUM, counts, open_page, settle, wait_for_query
+from test_browser import CHROMIUM, counts, open_page, select_a_box, settle, wait_for_query
 
 from dashboard.library import Library, bib_unescape
 
@@ -76,14 +76,7 @@ def test_add_from_the_table_and_the_map_reload_and_export(
 
     page.goto(f"{app_url}/topics")
     settle(page)
-    drag = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".nsewdrag").first
-    drag.wait_for()
-    area = drag.bounding_box()
-    page.mouse.move(area["x"] + 5, area["y"] + 5)
-    page.mouse.down()
-    page.mouse.move(area["x"] + area["width"] * 0.5, area["y"] + area["height"] * 0.5, steps=15)
-    page.mouse.up()
-    wait_for_query(page, "box")  # a box selection is kept as the box, not as 500 ids
+    select_a_box(page, 0.5)  # a box selection is kept as the box, not as 500 ids
     settle(page)
     picked = counts(page)[0]
     add_with_popover(page, "picked papers")
