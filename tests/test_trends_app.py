@@ -4,6 +4,7 @@ its settings in the URL, and the CLI behind it."""
 from __future__ import annotations
 
 import io
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from synthetic import trend_papers
 
-from dashboard import cli, export
-from dashboard.ui import keys
+from dashboard import cli, export, trends
+from dashboard.ui import keys, trend_data
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
@@ -92,6 +93,31 @@ def test_one_year_picked_compares_it_with_the_other_end_of_the_span(
     assert "Rising and falling terms, 2020 → 2021" in [s.value for s in at.header]
 
 
+def test_the_rising_terms_are_counted_in_a_thread_while_the_page_goes_on(
+    monkeypatch: pytest.MonkeyPatch, corpus_file: Path
+) -> None:
+    # The costliest step of a filter change (the period sums) runs beside the topic section, not before it.
+    threads: list[str] = []
+    real = trends.rising_terms
+
+    def recorded(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(trends, "rising_terms", recorded)
+    at = trends_page(monkeypatch, corpus_file, {"venue": "ConfA"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(threads) == 1 and threads[0].startswith("trends"), threads
+    assert "Rising and falling terms, 2020–2021 → 2023–2024" in [s.value for s in at.header]
+    assert at.get("plotly_chart")  # its chart is drawn from the thread's table
+
+
+def test_a_step_in_the_background_gives_its_value_or_its_error() -> None:
+    assert trend_data.in_background(sum, [1, 2, 3]).result() == 6
+    with pytest.raises(ZeroDivisionError):
+        trend_data.in_background(divmod, 1, 0).result()
+
+
 def test_bad_settings_fall_back_to_the_defaults(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:
     at = trends_page(monkeypatch, corpus_file, {"by": "nonsense", "from": "1900", "to": "x", "scale": "?"})
     assert not at.exception, [e.value for e in at.exception]
@@ -156,4 +182,3 @@ def test_the_cli_rejects_bad_periods(
     captured = capsys.readouterr()
     assert code == cli.EXIT_USAGE and message in captured.err
     assert pd.read_csv(io.StringIO(captured.out))["share"].sum() > 0  # the shares were still written
-

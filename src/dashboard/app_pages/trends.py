@@ -196,6 +196,25 @@ period_names = (_period_name(from_years), _period_name(to_years)) if several_yea
 per_venue = by == "venue,year"
 has_topics = view.analysis is not None
 
+# The rising terms' two period sums (a new filter's papers read once per period: the costliest step of
+# a filter change at a million papers) start now, in a thread, and are read in their section below;
+# the topic section is drawn meanwhile (scipy sums the rows without the GIL).
+if several_years:
+    ngram = setting(keys.URL_TRENDS_NGRAM, NGRAMS, default="1")
+    with st.spinner("Counting terms (once per corpus and setting)…"):
+        counts = data.term_counts(digest, int(ngram), False, papers)
+    term_mask = mask_without("year")
+    rising_terms = trend_data.in_background(
+        trends.rising_terms,
+        counts,
+        trends.period_mask(axes, from_years, term_mask),
+        trends.period_mask(axes, to_years, term_mask),
+        within=(
+            trend_data.period_counts(digest, int(ngram), tuple(from_years), counts, axes),
+            trend_data.period_counts(digest, int(ngram), tuple(to_years), counts, axes),
+        ),
+    )
+
 mark("settings")
 # --------------------------------------------------------------------- topic share over time
 if several_years and has_topics:
@@ -238,7 +257,6 @@ mark("topic shares")
 # --------------------------------------------------------------------- rising and falling terms
 if several_years:
     st.header(f"Rising and falling terms, {period_names[0]} → {period_names[1]}")
-    ngram = setting(keys.URL_TRENDS_NGRAM, NGRAMS, default="1")
     settings, note = st.columns([1, 2], vertical_alignment="bottom")
     with settings:
         sync_widget(keys.TRENDS_NGRAM, ngram)
@@ -255,18 +273,7 @@ if several_years:
             "Scored with the Terms page's weighted log-odds with an informative prior, so a rare word does "
             "not top the list by chance. A click searches the term in the two periods' papers."
         )
-    with st.spinner("Counting terms (once per corpus and setting)…"):
-        counts = data.term_counts(digest, int(ngram), False, papers)
-    term_mask = mask_without("year")
-    term_table = trends.rising_terms(
-        counts,
-        trends.period_mask(axes, from_years, term_mask),
-        trends.period_mask(axes, to_years, term_mask),
-        within=(
-            trend_data.period_counts(digest, int(ngram), tuple(from_years), counts, axes),
-            trend_data.period_counts(digest, int(ngram), tuple(to_years), counts, axes),
-        ),
-    )
+    term_table = rising_terms.result()
     if term_table.empty:
         st.caption("No terms to compare in these papers.")
     else:

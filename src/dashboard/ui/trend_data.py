@@ -6,11 +6,18 @@ topics) and shared read-only by every session, like the other per-corpus codes i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
+from typing import Any, TypeVar
+
 import pandas as pd
 import streamlit as st
 
 from dashboard import terms, trends
 from dashboard.ui import data
+
+T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -39,3 +46,15 @@ def period_counts(
     or directly, whichever reads fewer (a filter that keeps most papers read a million papers' rows
     twice a run)."""
     return trends.period_counts(_counts, _axes, years)
+
+
+@cache
+def _background() -> ThreadPoolExecutor:
+    """Threads for a page's steps that need no Streamlit call, shared by every session of the server."""
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="trends")
+
+
+def in_background(step: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+    """Run ``step(*args, **kwargs)`` in a thread while the page goes on; ``.result()`` gives its value
+    (or raises its error) where the page needs it. ``step`` must make no Streamlit call."""
+    return _background().submit(step, *args, **kwargs)
