@@ -50,7 +50,10 @@ def period_counts(
 
 @cache
 def _background() -> ThreadPoolExecutor:
-    """Threads for a page's steps that need no Streamlit call, shared by every session of the server."""
+    """Threads for a page's steps that need no Streamlit call, shared by every session of the server.
+
+    Apart from the term sums' pool (`terms._sum_pool`): a step here waits on those sums, and tasks
+    that wait on tasks of their own pool can hold every thread and wait forever."""
     return ThreadPoolExecutor(max_workers=2, thread_name_prefix="trends")
 
 
