@@ -201,8 +201,9 @@ has_topics = view.analysis is not None
 # the topic section is drawn meanwhile (scipy sums the rows without the GIL).
 if several_years:
     ngram = setting(keys.URL_TRENDS_NGRAM, NGRAMS, default="1")
+    words = int(ngram)  # words per term
     with st.spinner("Counting terms (once per corpus and setting)…"):
-        counts = data.term_counts(digest, int(ngram), False, papers)
+        counts = data.term_counts(digest, words, False, papers)
     term_mask = mask_without("year")
     rising_terms = trend_data.in_background(
         trends.rising_terms,
@@ -210,8 +211,8 @@ if several_years:
         trends.period_mask(axes, from_years, term_mask),
         trends.period_mask(axes, to_years, term_mask),
         within=(
-            trend_data.period_counts(digest, int(ngram), tuple(from_years), counts, axes),
-            trend_data.period_counts(digest, int(ngram), tuple(to_years), counts, axes),
+            trend_data.period_counts(digest, words, tuple(from_years), counts, axes),
+            trend_data.period_counts(digest, words, tuple(to_years), counts, axes),
         ),
     )
 
