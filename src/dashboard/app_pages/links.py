@@ -6,12 +6,14 @@ import streamlit as st
 from dashboard import charts
 from dashboard.ui import components, data, keys, repos, tables
 from dashboard.ui.context import page_context
+from dashboard.ui.timings import mark
 
 view = page_context()
 components.page_header("Links & code", view, "Who released code, and where the links go")
 if components.empty_state(view, keys.LINKS_CLEAR):
     st.stop()
 
+mark("context")
 # Links, groups and repositories are worked out once per corpus (`dashboard.ui.data`); a filter
 # change only selects with the mask, and builds the rows of the tables it shows.
 papers, digest, k = view.papers, view.source.digest, view.filters.model
@@ -48,6 +50,7 @@ for row in range(0, len(small), 2):
 if widest is not None:
     components.chart(widest, view, name="code-release-wide")
 
+mark("release charts")
 # Is the code there? Answers come from the repository cache at once; only the button asks the APIs.
 st.header("Is the code there?")
 repo_keys = data.repo_keys(digest, papers)
@@ -83,6 +86,7 @@ if clicked:
     st.session_state[keys.LINKS_CHECK_REPORT] = repos.report(summary) if summary else run_problem
     st.rerun()
 
+mark("check")
 # Counted from codes made once per corpus and cache change (a crosstab of the strings of 180,000
 # papers with a repository took a tenth of a second a run at a million papers).
 repo_groupings = ["topic", "venue", "year"] if view.analysis is not None else ["venue", "year"]
@@ -135,6 +139,7 @@ if len(with_repo):
         what="repositories",
         n_rows=len(with_repo),
     )
+mark("repositories")
 waiting_rows, placeholder = repos.waiting_order(digest, generation, papers)
 waiting_rows = waiting_rows[in_view[waiting_rows]]
 st.header(f"Code promised, or a repository without code yet ({len(waiting_rows):,})")
@@ -157,6 +162,7 @@ if len(waiting_rows):
         visible=8,
     )
 
+mark("waiting")
 st.header(f"All links ({len(link_rows):,})")
 if not len(link_rows):
     st.caption("These abstracts contain no links.")
@@ -189,6 +195,7 @@ else:
         n_rows=len(link_rows),
     )
 
+mark("links")
 left, right = st.container(key=keys.LINKS_STACK_TABLES).columns(2)
 with left:
     account_only = in_view & data.has_code_status(digest, "account_only", papers)
@@ -231,6 +238,7 @@ with right:
             within=components.HALF_WIDTH_PX,
         )
 
+mark("accounts and promised")
 shared = tables.shared_repos_in_view(data.repo_groups(digest, papers), in_view)
 st.header(f"Repositories shared by several papers ({len(shared):,})")
 if shared.empty:

@@ -10,12 +10,14 @@ from dashboard import charts
 from dashboard.schema import DECISION_TIERS
 from dashboard.ui import components, data, keys, sidebar, tables
 from dashboard.ui.context import page_context
+from dashboard.ui.timings import mark
 
 view = page_context()
 components.page_header("Overview", view, "What is in this corpus")
 if components.empty_state(view, keys.OVERVIEW_CLEAR):
     st.stop()
 
+mark("context")
 # Counted from per-corpus codes with the mask (`tables.Groups`): no copy of the filtered papers.
 papers, digest, k = view.papers, view.source.digest, view.filters.model
 in_view = view.mask.to_numpy(dtype=bool)
@@ -65,6 +67,7 @@ if "has_abstract" in papers.columns:
             "similarity."
         )
 
+mark("metrics")
 # Charts in pairs; below 1280 px they stack (see `markup.STYLE`): half of 1024 px cuts their labels.
 body = st.container(key=keys.OVERVIEW_STACK)
 left, right = body.columns(2)
@@ -90,6 +93,7 @@ else:
         statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
         components.chart(charts.code_status_bars(statuses), view, name="code-status")
 
+mark("topic charts")
 left, right = body.columns(2)
 with left:
     datasets = tables.counts_in_view(data.list_items(digest, "datasets", True, papers), in_view)
@@ -123,6 +127,7 @@ with right:
             within=components.HALF_WIDTH_PX,
         )
 
+mark("datasets and methods")
 # People, places and decisions: only the charts this corpus has something for. Each counts under
 # every filter but its own, as the topic bars do, so a click shows what it would add.
 people = [

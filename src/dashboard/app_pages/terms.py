@@ -10,6 +10,7 @@ from dashboard import charts, figures, terms
 from dashboard.ui import components, data, keys
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
+from dashboard.ui.timings import mark
 from dashboard.ui.url import param, setting, sync_widget, write_query
 
 NGRAMS = {"1": "Words", "2": "Two-word phrases", "3": "Three-word phrases"}
@@ -27,6 +28,7 @@ components.page_header("Terms", view, "The words these papers use")
 if components.empty_state(view, keys.TERMS_CLEAR):
     st.stop()
 
+mark("context")
 ngram = setting(keys.URL_NGRAM, NGRAMS, default="1")
 keep_stop_words = setting(keys.URL_STOP_WORDS, ("on", "off"), default="off") == "on"
 
@@ -60,6 +62,7 @@ with st.spinner("Counting terms (once per corpus and setting)…"):
     counts = data.term_counts(view.source.digest, int(ngram), keep_stop_words, view.papers)
 frequencies = counts.term_frequencies(view.mask.to_numpy(), top=CLOUD_TERMS)
 
+mark("frequencies")
 left, right = st.container(key=keys.TERMS_STACK).columns([2, 3])  # stacked below 1280 px
 with left:
     if frequencies.empty:
@@ -90,6 +93,7 @@ with right:
     if undrawable:
         st.caption(f"{len(undrawable)} terms in other scripts are in the chart but not in the cloud.")
 
+mark("cloud")
 st.header("Distinctive terms")
 left, right = st.container(key=keys.TERMS_STACK_GROUPS).columns(2)
 with left:
@@ -152,6 +156,7 @@ with right:
             within=components.HALF_WIDTH_PX,
         )
 
+mark("groups")
 st.header("Keyword in context")
 default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
 term = param(keys.URL_KWIC)

@@ -9,6 +9,7 @@ from dashboard.ui import components, indexed, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
+from dashboard.ui.timings import mark
 from dashboard.ui.url import update_filters
 
 view = page_context()
@@ -17,6 +18,7 @@ if view.analysis is None:
     st.info("Topics are not available for this corpus; the other pages still work.", icon=":material/info:")
     st.stop()
 
+mark("context")
 settings, note = st.columns([1, 3], vertical_alignment="bottom")
 with settings:
     components.topics_number(view)
@@ -51,6 +53,7 @@ with right:
         within=components.HALF_WIDTH_PX,
     )
 
+mark("bars and terms")
 notice = st.session_state.pop(keys.TOPICS_NOTICE, "")
 if notice:
     st.caption(":material/info: " + escape_markdown(notice))
@@ -82,9 +85,11 @@ with map_note:
             + ("; the search hits are the large outlined points." if view.filters.q else ".")
         )
 components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour)
+mark("map")
 library_ui.add_filtered(view, keys.TOPICS_ADD)
 topic_tree.tree_section(view)
 
+mark("tree")
 st.header("One topic in detail")
 topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]
 chosen = view.filters.topic[0] if view.filters.topic and view.filters.topic[0] in topic_ids else topic_ids[0]
