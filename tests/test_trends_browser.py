@@ -65,3 +65,31 @@ def test_a_click_sets_exactly_the_filters_of_what_was_clicked(
     assert counts(page) == (papers, total)
     assert 0 < papers < total
     no_errors(page)
+
+
+# Per chart with a legend in a row under it (horizontal): the lowest x-axis label's bottom and the
+# legend's top (pixels).
+_LEGEND_AND_TICKS_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+  .filter(chart => chart.querySelector('.legend') && chart.querySelector('.xtick text')
+    && chart.querySelector('.js-plotly-plot')._fullLayout.legend.orientation === 'h')
+  .map(chart => [
+    Math.max(...[...chart.querySelectorAll('.xtick text')].map(t => t.getBoundingClientRect().bottom)),
+    chart.querySelector('.legend').getBoundingClientRect().top])"""
+
+
+def test_the_legend_under_a_chart_leaves_the_years_readable_after_a_resize(
+    trends_url: str, browser: object
+) -> None:
+    """A wider window takes rows off a legend under a chart; it must still sit below the year labels
+    (placed at a share of the plot's height, it stayed over them after 1024 -> 1280 px)."""
+    page = open_page(browser, width=1024)
+    page.goto(f"{trends_url}/trends")  # type: ignore[attr-defined]
+    settle(page, timeout=240)
+    for width in (1024, 1280, 1920, 1024):
+        page.set_viewport_size({"width": width, "height": 900})  # type: ignore[attr-defined]
+        page.wait_for_timeout(1_500)  # type: ignore[attr-defined]  # Plotly lays the charts out again
+        placed = page.evaluate(_LEGEND_AND_TICKS_JS)  # type: ignore[attr-defined]
+        assert placed, "no chart with a legend under its axis"
+        for ticks_bottom, legend_top in placed:
+            assert ticks_bottom <= legend_top, (width, ticks_bottom, legend_top)
+    no_errors(page)

@@ -39,6 +39,10 @@ SELECTED_MARK = "✓ "
 THEME_BACKGROUNDS = ("#ffffff", "#0f1117")  # .streamlit/config.toml, [theme.light] and [theme.dark]
 MAX_LABEL_CHARS = 48
 RATE_LABEL_CHARS = 36  # the release-rate charts share half a page with another chart
+# A horizontal legend under a chart, placed from the bottom of the whole figure ("container"): Plotly
+# keeps room for it under the axis labels. Placed at a share of the plot's height below the axis
+# (y=-0.12), it stayed where it was when a wider window took a row off the legend, over the years.
+LEGEND_BELOW: dict[str, Any] = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"}
 BAR_HEIGHT_PX = 24
 
 
@@ -749,5 +753,5 @@ def repo_states(counts: pd.DataFrame, *, title: str, group_title: str = "", limi
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_layout(barmode="stack", bargap=0.3)
     _base_layout(fig, title, "Papers", group_title, _bar_height(len(top)) + 40)
-    fig.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.15, "x": 0})
+    fig.update_layout(showlegend=True, legend={**LEGEND_BELOW, "x": 0})
     return fig

@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard import colours
-from dashboard.charts import ACCENT, MUTED, PALETTE, safe_label, wrapped_label
+from dashboard.charts import ACCENT, LEGEND_BELOW, MUTED, PALETTE, safe_label, wrapped_label
 
 RISING = colours.LIGHT.rising  # the dark theme's are swapped in by `colours.recolour`
 FALLING = colours.LIGHT.falling
@@ -171,7 +171,7 @@ def topic_lines(
     keys = ("topic", "year", "venue") if by_venue else ("topic", "year")
     _layout(fig, title, "", "", height, keys)
     fig.update_layout(
-        showlegend=True, legend={"orientation": "h", "y": -0.12, "yanchor": "top", "font": {"size": 11}}
+        showlegend=True, legend={**LEGEND_BELOW, "font": {"size": 11}}
     )
     return fig
 
