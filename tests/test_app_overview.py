@@ -328,15 +328,16 @@ def test_compare_says_what_its_similarity_is(monkeypatch: pytest.MonkeyPatch) ->
 def test_the_repository_table_sends_one_page_and_the_download_holds_every_repository(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # 10 seed papers link their own repository: pages of 4 send 4 rows, the download says all 10
+    # 10 seed papers link their own repository: pages of 4 send 4 rows, the download says all 10 (a row
+    # per paper: papers sharing a repository are counted as papers, not as one repository)
     monkeypatch.setattr("dashboard.ui.components.PAGE_ROWS", 4)
     at = seeds_app("links", monkeypatch)
     assert_no_exception(at)
     repositories = [d.value for d in at.main.dataframe if "repo_state" in d.value.columns]
     assert len(repositories) == 1 and len(repositories[0]) == 4
-    assert any(c.value.startswith("Repositories 1–4 of 10") for c in at.main.caption)
+    assert any(c.value.startswith("Papers with their repository 1–4 of 10") for c in at.main.caption)
     labels = [b.proto.label for b in at.main.get("download_button")]
-    assert "Download 10 repositories as CSV" in labels
+    assert "Download 10 papers with their repository as CSV" in labels
 
 
 def test_the_shared_repositories_table_sends_one_page_and_a_few_titles_a_repository(

@@ -110,9 +110,10 @@ if len(state_table):
 # One page of the repositories is built and sent (a million papers link 180,000); the download has all.
 with_repo = np.flatnonzero(in_view & data.with_repository(digest, papers))
 if len(with_repo):
-    shown_repos = components.page_of(
-        with_repo, f"{keys.LINKS_REPOS_FORMAT}.page.{view.filters.slug()}", "repositories"
-    )
+    # A row per paper (papers sharing a repository have a row each): counted as papers, not repositories.
+    rows_are = "papers with their repository"
+    pager = f"{keys.LINKS_REPOS_FORMAT}.page.{view.filters.slug()}"
+    shown_repos = components.page_of(with_repo, pager, rows_are)
     repo_rows = repos.repository_rows(papers, shown_repos, repo_keys)
     components.show_table(
         repo_rows.drop(columns="id").assign(
@@ -136,7 +137,7 @@ if len(with_repo):
         view,
         stem="repositories",
         key=keys.LINKS_REPOS_FORMAT,
-        what="repositories",
+        what=rows_are,
         n_rows=len(with_repo),
     )
 mark("repositories")
