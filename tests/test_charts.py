@@ -86,6 +86,15 @@ def test_topic_sizes_without_selection_colours_every_bar() -> None:
     assert set(bar["marker"]["color"]) == {charts.ACCENT}
 
 
+def test_release_rate_says_in_its_title_when_it_leaves_groups_out() -> None:
+    groups = pd.DataFrame({"group": [f"g{i}" for i in range(40)], "released": range(40), "papers": [50] * 40})
+    fig = charts.release_rate(groups, title="Code released, per topic", group_title="", limit=30)
+    assert fig.layout.title.text == "Code released, per topic — the 30 highest of 40"
+    assert len(fig.data[0].y) == 30 and "g39" in fig.data[0].y and "g0" not in fig.data[0].y
+    whole = charts.release_rate(groups.head(30), title="Code released, per topic", group_title="")
+    assert whole.layout.title.text == "Code released, per topic"
+
+
 def test_release_rate_shows_share_and_counts_and_skips_small_groups() -> None:
     groups = pd.DataFrame({"group": ["big", "tiny", "half"], "released": [3, 1, 2], "papers": [4, 1, 4]})
     bar = charts.release_rate(groups, title="t", group_title="g", min_papers=2).to_dict()["data"][0]

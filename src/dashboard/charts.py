@@ -234,13 +234,16 @@ def release_rate(
 ) -> go.Figure:
     """Share of papers with released code per group; ``groups`` has ``group``, ``released``, ``papers``.
 
-    Groups with fewer than ``min_papers`` papers are left out (a rate of 1 of 1 says little); bars
+    Groups with fewer than ``min_papers`` papers are left out (a rate of 1 of 1 says little), and so
+    are all but the ``limit`` highest rates (the title then says how many are shown); bars
     are labelled with the group size so a small group is not mistaken for a strong one. The label
     sits right of its bar, and the axis leaves room for it, so it is never shrunk or cut off when
     the chart has half a page (the Overview at 1280 px).
     """
     table = groups[groups["papers"] >= min_papers].copy()
     table["rate"] = np.where(table["papers"] > 0, table["released"] / table["papers"].clip(lower=1), 0.0)
+    if len(table) > limit:  # the lowest rates are left out: the title says so (53 topics, 30 bars)
+        title = f"{title} — the {limit} highest of {len(table):,}"
     table = table.sort_values(["rate", "papers"], ascending=[False, False]).head(limit)
     text = [f"{rate:.0%} of {papers:,}" for rate, papers in zip(table["rate"], table["papers"], strict=True)]
     hover = [
