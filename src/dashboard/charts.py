@@ -738,6 +738,8 @@ def repo_states(counts: pd.DataFrame, *, title: str, group_title: str = "", limi
     from dashboard.schema import REPO_STATES
 
     top = counts.loc[counts.sum(axis=1).sort_values(ascending=False).index[:limit]]
+    if len(counts) > limit:  # as `release_rate`: the title says that groups were left out
+        title = f"{title} — the {limit} largest of {len(counts):,}"
     labels = [safe_label(label, RATE_LABEL_CHARS) for label in top.index]
     fig = go.Figure()
     for state in REPO_STATES:
