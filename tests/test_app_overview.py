@@ -363,3 +363,14 @@ def test_the_shared_repositories_table_sends_one_page_and_a_few_titles_a_reposit
     assert alpha.count(" | ") == 5 and alpha.endswith("| and 2 more") and "Beta" not in alpha
     assert beta == "Beta paper 0 | Beta paper 1 | Beta paper 2"
     assert any(c.value.startswith("Repositories 1–2 of 3") for c in at.main.caption)
+
+
+def test_a_charts_popovers_send_nothing_until_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "Show the data" and "Save chart" are made only while open (components.lazy_popover): the Overview
+    # sends no chart table and no PNG/SVG button with its charts; the browser test opens one.
+    at = seeds_app("overview", monkeypatch)
+    assert_no_exception(at)
+    assert charts_by_title(at)
+    assert not at.main.table
+    labels = [b.proto.label for b in at.main.get("download_button")]
+    assert not [label for label in labels if label.startswith(("PNG", "SVG"))]

@@ -108,3 +108,21 @@ def test_a_chart_saves_as_svg_titled_with_the_filters(app_url: str, browser: obj
     assert download.value.suggested_filename.endswith("_q-diffusion.svg")
     svg = Path(download.value.path()).read_text(encoding="utf-8")
     assert svg.startswith("<svg") and 'search "diffusion"' in svg
+
+
+def test_show_the_data_is_made_when_opened_and_lists_the_charts_numbers(
+    app_url: str, browser: object
+) -> None:
+    """The popover's table is made only while it is open (`components.lazy_popover`): none is sent with
+    the page; a click opens it, the page runs again, and the table and its description fill it."""
+    page = open_page(browser)
+    page.goto(app_url)
+    settle(page)
+    no_errors(page)
+    assert page.locator('[data-testid="stPopoverBody"] table').count() == 0  # type: ignore[attr-defined]
+    page.locator('[data-testid="stPopover"] button', has_text="Show the data").first.click()  # type: ignore[attr-defined]
+    body = page.locator('[data-testid="stPopoverBody"]').first  # type: ignore[attr-defined]
+    body.locator("table").wait_for(timeout=60_000)
+    assert body.locator("tbody tr").count() > 1
+    assert body.get_by_text(re.compile(r"^Bar chart: ")).count() == 1
+    no_errors(page)

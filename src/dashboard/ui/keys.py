@@ -38,7 +38,8 @@ N_TOPICS: Final = "topics.n_topics"
 CLEAR_FILTERS: Final = "sidebar.clear_filters"
 
 # --- session state: page widgets -------------------------------------------------------------------
-SAVE_CHART: Final = "chart.save"  # + the chart's name and format: its PNG/SVG download buttons
+SAVE_CHART: Final = "chart.save"  # + the chart's name (its popover) and format (its PNG/SVG buttons)
+SHOW_DATA: Final = "chart.data"  # + the chart's name: its "Show the data" popover
 REPORT: Final = "sidebar.report"  # the "Download report" button
 PAPERS_TABLE: Final = "papers.table"  # + the filters' slug: a new selection per view
 PAPERS_CLEAR: Final = "papers.clear_filters"
