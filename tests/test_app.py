@@ -506,3 +506,19 @@ def test_terms_each_topic_against_the_others_is_named_like_the_topic_list(seeds:
     labels = dict(zip(seeds["topic"], seeds["topic_label"], strict=False))
     names = {f"{t}: {label}" if t >= 0 else label for t, label in labels.items()}
     assert len(table) >= 2 and set(table["group"]) <= names  # "3: graph · gnn", not "3"
+
+
+def test_a_long_load_report_lists_ten_problems_and_makes_the_full_table_when_asked() -> None:
+    # 12 records without an abstract: the sidebar lists the first 10 as text; the table of all 12 is
+    # made only while its popover is open (components.lazy_popover), not sent with every run.
+    lines = [json.dumps({"title": f"Paper {i}", "abstract": f"We study graphs, case {i}."}) for i in range(3)]
+    lines += [json.dumps({"title": f"Empty {i}"}) for i in range(12)]
+    at = app("overview")
+    body = "\n".join(lines).encode()
+    at.sidebar.get("file_uploader")[0].set_value(("gaps.jsonl", body, "application/json"))
+    at.run()
+    assert_no_exception(at)
+    reasons = [c.value for c in at.sidebar.caption if "· skipped**" in c.value or "· warning**" in c.value]
+    assert len(reasons) == 10
+    assert any(c.value.startswith("12 problems") for c in at.sidebar.caption)
+    assert not at.sidebar.dataframe

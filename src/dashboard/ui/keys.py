@@ -12,6 +12,7 @@ from typing import Final
 # --- session state: the corpus --------------------------------------------------------------------
 UPLOADS: Final = "corpus.uploads"  # data.HeldUpload: the digest, names, sizes of this session's upload
 UPLOAD_WIDGET: Final = "corpus.upload_widget"  # the file_uploader; its value is copied to UPLOADS
+CORPUS_PROBLEMS: Final = "corpus.problems"  # the popover listing every problem of the load report
 UPLOAD_NOTICE: Final = "corpus.upload_notice"  # message about the last upload, shown once
 CORPUS_CHOICE: Final = "corpus.choice"  # "bundled" or "uploaded"
 UPLOAD_LINK_DISMISS: Final = "corpus.upload_link_dismiss"  # "Dismiss" under "this link was for an upload"
