@@ -374,3 +374,11 @@ def test_a_charts_popovers_send_nothing_until_opened(monkeypatch: pytest.MonkeyP
     assert not at.main.table
     labels = [b.proto.label for b in at.main.get("download_button")]
     assert not [label for label in labels if label.startswith(("PNG", "SVG"))]
+
+
+def test_a_headline_metric_is_as_wide_as_its_number_needs() -> None:
+    # "1,000,000" was cut to "1,000…" in the Overview's 120 px metrics at a million papers.
+    from dashboard.ui.components import METRIC_PX, metric_px
+
+    assert metric_px("57") == metric_px("27,179") == METRIC_PX
+    assert metric_px("1,000,000") >= 150 > metric_px("219,845") >= METRIC_PX

@@ -42,6 +42,19 @@ def scope_line(view: View) -> str:
     return f"{scope} · corpus: {view.source.label}"
 
 
+METRIC_PX = 120  # a headline metric's width: five fit one line from 1024 px
+
+
+def metric_px(value: str) -> int:
+    """The width of a metric showing ``value``: METRIC_PX, or what its digits need at the metrics'
+    36 px type ("1,000,000" was cut to "1,000…" in 120 px).
+
+    >>> metric_px("57"), metric_px("1,000,000")
+    (120, 154)
+    """
+    return max(METRIC_PX, 8 + sum(18 if c.isdigit() else 10 for c in value))
+
+
 def page_header(title: str, view: View, what: str = "") -> None:
     """The page title and one line saying which papers it is about."""
     st.title(title)
