@@ -30,10 +30,12 @@ venue_names = tables.values_in_view(data.groups(digest, k, "venue", papers), in_
 venues = sum(1 for venue in venue_names if str(venue) != "")
 # Fixed-width metrics in a wrapping row (`components.metric_px`): five with small gaps fit one line
 # from 1024 px (676 px of page there); a narrower window wraps them instead of cutting labels.
-metric_px, METRIC_PX = components.metric_px, components.METRIC_PX
 metrics = st.container(horizontal=True, gap="small")
 metrics.metric(
-    "Papers", f"{n_papers:,}", help=f"{len(view.papers):,} in the corpus", width=metric_px(f"{n_papers:,}")
+    "Papers",
+    f"{n_papers:,}",
+    help=f"{len(view.papers):,} in the corpus",
+    width=components.metric_px(f"{n_papers:,}"),
 )
 if view.analysis is not None:
     topic_groups = data.groups(digest, k, "topic", papers)
@@ -43,24 +45,31 @@ if view.analysis is not None:
         "Topics",
         f"{shown_topics:,}",
         help=f"{view.n_topics_found} topics in the whole corpus",
-        width=metric_px(f"{shown_topics:,}"),
+        width=components.metric_px(f"{shown_topics:,}"),
     )
 else:
-    metrics.metric("Topics", "–", help="Topics could not be computed for this corpus.", width=METRIC_PX)
+    metrics.metric(
+        "Topics", "–", help="Topics could not be computed for this corpus.", width=components.METRIC_PX
+    )
 share = released / n_papers
 metrics.metric(
-    "Released code", f"{share:.0%}", help=f"{released:,} papers link their own code", width=METRIC_PX
+    "Released code",
+    f"{share:.0%}",
+    help=f"{released:,} papers link their own code",
+    width=components.METRIC_PX,
 )
 metrics.metric(
     "Links found",
     f"{n_links:,}",
     help="Every URL in the abstracts, de-duplicated per paper",
-    width=metric_px(f"{n_links:,}"),
+    width=components.metric_px(f"{n_links:,}"),
 )
 if venues:
-    metrics.metric("Venues", f"{venues:,}", width=metric_px(f"{venues:,}"))
+    metrics.metric("Venues", f"{venues:,}", width=components.metric_px(f"{venues:,}"))
 else:
-    metrics.metric("Venues", "–", help="These files name no venue for these papers.", width=METRIC_PX)
+    metrics.metric(
+        "Venues", "–", help="These files name no venue for these papers.", width=components.METRIC_PX
+    )
 
 if "has_abstract" in papers.columns:
     without = n_papers - np.count_nonzero(papers["has_abstract"].to_numpy(dtype=bool) & in_view)
