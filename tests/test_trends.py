@@ -340,6 +340,43 @@ def test_counts_per_combination_equal_a_group_by_of_the_masked_papers() -> None:
                     count
                 )
             assert np.array_equal(axes.cells(names, mask), expected), (names, keep)
+            frozen = mask.copy()
+            frozen.setflags(write=False)  # a read-only mask: its counts are kept (`_Counted`)
+            for _ in range(2):
+                assert np.array_equal(axes.cells(names, frozen), expected), (names, keep)
     assert (
         trends.tier_counts(axes)["papers"].sum() == papers["year"].notna().mul(values["tier"].notna()).sum()
     )
+
+
+def test_counts_under_a_read_only_mask_are_kept_and_a_writable_mask_is_counted_again() -> None:
+    # The Trends page asks for a dozen tables under one mask per run: a read-only mask (the page's
+    # `View.array_without`) is counted once per combination; a writable one may change, so never kept.
+    papers = pd.DataFrame(
+        {"year": [2021, 2021, 2022, 2023] * 5, "venue": ["A", "B"] * 10, "topic": [0, 1, 1, 2, -1] * 4}
+    )
+    axes = trends.Axes.of(papers)
+    frozen = np.arange(len(papers)) % 3 != 0
+    frozen.setflags(write=False)
+    first = axes.cells(("year", "topic"), frozen)
+    assert axes.cells(("year", "topic"), frozen) is first
+    assert not first.flags.writeable  # a caller cannot change what the next one reads
+    assert axes.cells(("venue",), frozen) is not first
+    # The same values in another array are another mask (known by identity, not by content).
+    twin = frozen.copy()
+    twin.setflags(write=False)
+    assert axes.cells(("year", "topic"), twin) is not first
+    assert np.array_equal(axes.cells(("year", "topic"), twin), first)
+    # A writable mask changed in place gives the new counts.
+    open_mask = np.ones(len(papers), dtype=bool)
+    assert axes.cells(("year",), open_mask).sum() == len(papers)
+    open_mask[:10] = False
+    assert axes.cells(("year",), open_mask).sum() == len(papers) - 10
+    # Only the last few masks are kept: an old one is counted again, with the same result.
+    for i in range(trends._Counted.KEPT_MASKS):
+        other = np.arange(len(papers)) % (i + 4) != 0
+        other.setflags(write=False)
+        axes.cells(("year", "topic"), other)
+    again = axes.cells(("year", "topic"), frozen)
+    assert again is not first and np.array_equal(again, first)
+    assert len(axes._counted._masks) == trends._Counted.KEPT_MASKS

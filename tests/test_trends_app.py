@@ -182,3 +182,28 @@ def test_the_cli_rejects_bad_periods(
     captured = capsys.readouterr()
     assert code == cli.EXIT_USAGE and message in captured.err
     assert pd.read_csv(io.StringIO(captured.out))["share"].sum() > 0  # the shares were still written
+
+
+def test_a_run_makes_each_mask_once_for_the_filters_left() -> None:
+    # `View.mask_without` for a filter that is not set is the run's own mask: the same object (and a
+    # read-only array, so `trends.Axes.cells` counts each table once per run), not a new one per chart.
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from dashboard.filters import Filters
+    from dashboard.ui.context import View
+
+    papers = trend_papers(per_venue_year=5)
+    filters = Filters(q="graph", venue=(str(papers["venue"].iloc[0]),))
+    mask = filters.mask(papers)
+    view = View(SimpleNamespace(digest="mask-memo-test"), None, papers, filters, mask, {})
+    unfiltered_year = view.array_without("year")
+    assert view.array_without("year") is unfiltered_year
+    assert view.array_without("topic", "year") is unfiltered_year  # neither is set: the same filters
+    assert not unfiltered_year.flags.writeable
+    assert np.array_equal(unfiltered_year, mask.to_numpy())
+    without_venue = view.array_without("venue")
+    assert without_venue is not unfiltered_year
+    assert np.array_equal(without_venue, Filters(q="graph").mask(papers).to_numpy())
+    assert view.mask_without("venue") is view.mask_without("venue", "year")

@@ -29,6 +29,7 @@ Choices the issue leaves open, made here:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -54,6 +55,46 @@ def _codes(values: pd.Series, *, sort: bool = True) -> tuple[np.ndarray, pd.Inde
         values = values.astype("string").str.strip().replace("", pd.NA)
     codes, uniques = pd.factorize(values, sort=sort)
     return codes.astype(np.int64), pd.Index(uniques)
+
+
+class _Counted:
+    """`Axes.cells` tables kept per (names, mask) for read-only masks, the last `KEPT_MASKS` masks.
+
+    A mask is known by identity (``is``): the entry holds the array, so its ``id`` is not reused while
+    kept. A writable mask or a Series is never kept (it could change). Shared by every session of a
+    corpus, hence the lock.
+    """
+
+    KEPT_MASKS = 4
+
+    def __init__(self) -> None:
+        self._masks: list[np.ndarray] = []  # most recent last
+        self._tables: dict[tuple[int, tuple[str, ...]], np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _keepable(mask: object) -> bool:
+        return isinstance(mask, np.ndarray) and mask.dtype == bool and not mask.flags.writeable
+
+    def get(self, names: tuple[str, ...], mask: object) -> np.ndarray | None:
+        if not self._keepable(mask):
+            return None
+        with self._lock:
+            if not any(m is mask for m in self._masks):
+                return None
+            return self._tables.get((id(mask), names))
+
+    def put(self, names: tuple[str, ...], mask: object, table: np.ndarray) -> None:
+        if not self._keepable(mask):
+            return
+        assert isinstance(mask, np.ndarray)
+        with self._lock:
+            if not any(m is mask for m in self._masks):
+                self._masks.append(mask)
+                while len(self._masks) > self.KEPT_MASKS:
+                    dropped = id(self._masks.pop(0))
+                    self._tables = {k: v for k, v in self._tables.items() if k[0] != dropped}
+            self._tables[(id(mask), names)] = table
 
 
 @dataclass(frozen=True)
@@ -166,6 +207,10 @@ class Axes:
     def _combined(self) -> dict[tuple[str, ...], tuple[np.ndarray, tuple[int, ...]]]:
         return {}  # filled by `cells`, one entry per combination asked for (shared read-only)
 
+    @cached_property
+    def _counted(self) -> _Counted:
+        return _Counted()
+
     def cells(self, names: Sequence[str], mask: np.ndarray | pd.Series | None = None) -> np.ndarray:
         """The masked papers counted per combination of the named codes (`_axis`), an array of shape
         (codes of names[0], codes of names[1], ...); a paper missing any of them is not counted.
@@ -173,7 +218,9 @@ class Axes:
         Each combination is one code per paper, made once (int32; the papers missing one are a last,
         dropped code), so a count is one `np.bincount` of the masked papers' codes: at a million papers
         a Trends run counts a dozen tables, and masking two code arrays and combining them each time
-        was most of its counting.
+        was most of its counting. A read-only boolean array as ``mask`` is taken as unchanging: its
+        counts are kept (`_Counted`) and a second table over the same mask and names is not counted
+        again (the Trends page draws most of its charts under one mask). The result is read-only.
         """
         key = tuple(names)
         known = self._combined.get(key)
@@ -191,12 +238,18 @@ class Axes:
             known[0].setflags(write=False)
             self._combined[key] = known
         combined, shape = known
+        kept = self._counted.get(key, mask)
+        if kept is not None:
+            return kept
         size = int(np.prod(shape, dtype=np.int64))
         if mask is None:
             counted = np.bincount(combined, minlength=size + 1)
         else:  # weighing by the mask reads the codes once and copies none of them (half the time)
             counted = np.bincount(combined, weights=self.inside(mask), minlength=size + 1).astype(np.int64)
-        return counted[:size].reshape(shape)
+        table = counted[:size].reshape(shape)
+        table.setflags(write=False)
+        self._counted.put(key, mask, table)
+        return table
 
     def span(self, mask: np.ndarray | pd.Series | None = None) -> tuple[list[int], list[str]]:
         """The years and venues the masked papers have (sorted)."""
@@ -215,9 +268,20 @@ class Axes:
         """The groups papers are counted in (`group_cells`' rows, in order): group, year, venue.
 
         ``by`` is ``year``, ``venue`` or ``venue,year``; ``group`` is ``2023``, ``ICML`` or ``ICML 2023``.
+        Made once per grouping (shared: a caller copies before changing it).
         """
         if by not in GROUPINGS:
             raise ValueError(f"by must be one of {', '.join(GROUPINGS)}; got {by!r}")
+        known = self._groups.get(by)
+        if known is None:
+            known = self._groups[by] = self._make_groups(by)
+        return known
+
+    @cached_property
+    def _groups(self) -> dict[str, pd.DataFrame]:
+        return {}
+
+    def _make_groups(self, by: str) -> pd.DataFrame:
         n_years, n_venues = len(self.years), len(self.venues)
         if by == "year":
             table = pd.DataFrame({"year": self.years, "venue": [""] * n_years})
@@ -511,7 +575,7 @@ def code_release(axes: Axes, by: str = "year", mask: np.ndarray | pd.Series | No
 
 def has_decisions(axes: Axes, mask: np.ndarray | pd.Series | None = None) -> bool:
     """True when some masked paper has a known decision tier."""
-    return axes.tier is not None and bool((axes.tier[axes.inside(mask)] >= 0).any())
+    return axes.tier is not None and int(axes.cells(("tier",), mask).sum()) > 0
 
 
 def acceptance(

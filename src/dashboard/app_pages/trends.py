@@ -39,7 +39,7 @@ axes = trend_data.axes(digest, k, papers)
 
 def mask_without(*names: str) -> np.ndarray:
     """The mask of every filter but ``names`` (what a chart whose clicks set them is drawn under)."""
-    return view.mask_without(*names).to_numpy(dtype=bool)
+    return view.array_without(*names)
 
 
 years, venues = axes.span(mask_without("year", "venue", "topic"))
@@ -294,8 +294,12 @@ if several_years:
             )
         with right:
             if has_topics:
-                topic_table = trends.topic_changes(
-                    axes, from_years, to_years, mask_without("year", "topic"), view.topic_names
+                topic_table = (
+                    trends.topic_changes(
+                        axes, from_years, to_years, mask_without("year", "topic"), view.topic_names
+                    )
+                    if per_venue
+                    else changes  # the topic lines' mask: the same table
                 )
                 picked_topics = pd.concat([topic_table.head(8), topic_table.tail(8)]).drop_duplicates("topic")
                 clickable(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -72,11 +73,34 @@ class View:
         return sorted(self.topic_names, key=lambda t: (t == OUTLIER_TOPIC, -counts.get(t, 0), t))
 
     def mask_without(self, *keys: str) -> pd.Series:
-        """Which papers pass every filter but the named ones (e.g. counts beside the topic list)."""
-        mask = data.mask(self.source.digest, self.filters.without(*keys, "list"), self.papers)
-        if self.list_mask is None or "list" in keys:
-            return mask
-        return mask & self.list_mask
+        """Which papers pass every filter but the named ones (e.g. counts beside the topic list).
+
+        Made once per run for each set of filters that is left: without a year filter, the mask without
+        the year is the run's own mask, and a page asks for a dozen such masks.
+        """
+        return self._masks_without(keys)[0]
+
+    def array_without(self, *keys: str) -> np.ndarray:
+        """`mask_without` as a read-only boolean array, the same array for the same filters left (so
+        `trends.Axes.cells` counts a table once per run however many charts ask for it)."""
+        return self._masks_without(keys)[1]
+
+    @cached_property
+    def _masks(self) -> dict[tuple[Filters, bool], tuple[pd.Series, np.ndarray]]:
+        return {}
+
+    def _masks_without(self, keys: tuple[str, ...]) -> tuple[pd.Series, np.ndarray]:
+        left = self.filters.without(*keys, "list")
+        with_list = self.list_mask is not None and "list" not in keys
+        known = self._masks.get((left, with_list))
+        if known is None:
+            mask = data.mask(self.source.digest, left, self.papers)
+            if with_list:
+                mask = mask & self.list_mask
+            array = mask.to_numpy(dtype=bool, copy=True)
+            array.setflags(write=False)
+            known = self._masks[(left, with_list)] = (mask, array)
+        return known
 
     def describe(self) -> str:
         """What is filtered, in words (topic labels instead of numbers)."""
