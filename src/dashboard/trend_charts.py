@@ -31,25 +31,45 @@ LIVE = colours.LIGHT.live
 SUBPLOT_COLUMNS = 3
 
 
-def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int, keys: Sequence[str]) -> None:
-    fig.update_layout(
-        title={"text": html.escape(title), "x": 0, "xanchor": "left"},
-        margin={"l": 10, "r": 10, "t": 60, "b": 40},
-        height=height,
-        clickmode="event+select",
-        dragmode=False,
-        meta={"click_keys": tuple(keys)},
-        hoverlabel={"align": "left"},
+def _figure(
+    data: list[dict[str, Any]],
+    *,
+    title: str,
+    height: int,
+    keys: Sequence[str],
+    x_title: str = "",
+    y_title: str = "",
+    xaxis: Mapping[str, Any] | None = None,
+    yaxis: Mapping[str, Any] | None = None,
+    **layout: Any,
+) -> go.Figure:
+    """The figure of ``data`` (traces as dicts) with the Trends layout, validated once.
+
+    Every figure here is made in one `go.Figure` call: each ``update_layout``, ``update_xaxes`` or
+    ``add_vline`` validates again, and at a million papers they were a tenth of a Trends run.
+    """
+    x_axis = {**({"title": {"text": x_title}} if x_title else {}), **(xaxis or {})}
+    y_axis = {**({"title": {"text": y_title}} if y_title else {}), **(yaxis or {})}
+    return go.Figure(
+        data=data,
+        layout={
+            "title": {"text": html.escape(title), "x": 0, "xanchor": "left"},
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 40},
+            "height": height,
+            "clickmode": "event+select",
+            "dragmode": False,
+            "meta": {"click_keys": tuple(keys)},
+            "hoverlabel": {"align": "left"},
+            **({"xaxis": x_axis} if x_axis else {}),
+            **({"yaxis": y_axis} if y_axis else {}),
+            **layout,
+        },
     )
-    if x_title:
-        fig.update_xaxes(title_text=x_title)
-    if y_title:
-        fig.update_yaxes(title_text=y_title)
 
 
-def _year_axis(fig: go.Figure, years: Sequence[int]) -> None:
+def _year_axis(years: Sequence[int]) -> dict[str, Any]:
     # Years are categories of a time line: whole numbers only, every year named.
-    fig.update_xaxes(tickmode="array", tickvals=list(years), ticktext=[str(y) for y in years])
+    return {"tickmode": "array", "tickvals": list(years), "ticktext": [str(y) for y in years]}
 
 
 def _panels(n: int, columns: int, gap_x: float = 0.04, gap_y: float = 0.14) -> list[tuple[list, list]]:
@@ -167,13 +187,16 @@ def topic_lines(
         layout["yaxis" + ("" if panel == 0 else str(panel + 1))]["title"] = {"text": y_title}
     n_rows = int(np.ceil(len(venues) / max(1, min(SUBPLOT_COLUMNS, len(venues)))))
     height = (420 if n_rows == 1 else 260 * n_rows + 120) + 22 * int(np.ceil(len(topics) / 3))
-    fig = go.Figure(data=traces, layout=layout)
     keys = ("topic", "year", "venue") if by_venue else ("topic", "year")
-    _layout(fig, title, "", "", height, keys)
-    fig.update_layout(
-        showlegend=True, legend={**LEGEND_BELOW, "font": {"size": 11}}
+    return _figure(
+        traces,
+        title=title,
+        height=height,
+        keys=keys,
+        **layout,
+        showlegend=True,
+        legend={**LEGEND_BELOW, "font": {"size": 11}},
     )
-    return fig
 
 
 def change_bars(
@@ -203,24 +226,29 @@ def change_bars(
         )
     ]  # fmt: skip
     click_value = table[key].to_numpy() if key else table[name].to_numpy()
-    fig = go.Figure(
-        go.Bar(
-            x=table["score"].to_numpy(),
-            y=[safe_label(n, 40) for n in table[name]],
-            orientation="h",
-            marker_color=[RISING if s > 0 else FALLING for s in table["score"]],
-            customdata=np.column_stack([click_value, hover]).tolist(),
-            hovertemplate="%{customdata[1]}<extra>click for the papers</extra>",
-        )
+    labels = [safe_label(n, 40) for n in table[name]]
+    bars = {
+        "type": "bar",
+        "x": table["score"].to_numpy(),
+        "y": labels,
+        "orientation": "h",
+        "marker": {"color": [RISING if s > 0 else FALLING for s in table["score"]]},
+        "customdata": np.column_stack([click_value, hover]).tolist(),
+        "hovertemplate": "%{customdata[1]}<extra>click for the papers</extra>",
+    }
+    zero = {"type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",
+            "line": {"color": MUTED, "width": 1}}  # fmt: skip
+    return _figure(
+        [bars],
+        title=title,
+        height=int(max(260, min(1200, 22 * len(table) + 120))),
+        keys=(key or name,),
+        x_title="← falling · score · rising →",
+        yaxis={"automargin": True, "categoryorder": "array", "categoryarray": labels},
+        shapes=[zero],
+        showlegend=False,
+        bargap=0.25,
     )
-    fig.update_yaxes(
-        automargin=True, categoryorder="array", categoryarray=[safe_label(n, 40) for n in table[name]]
-    )
-    fig.add_vline(x=0, line_color=MUTED, line_width=1)
-    height = int(max(260, min(1200, 22 * len(table) + 120)))
-    _layout(fig, title, "← falling · score · rising →", "", height, (key or name,))
-    fig.update_layout(showlegend=False, bargap=0.25)
-    return fig
 
 
 def share_heatmap(
@@ -250,37 +278,38 @@ def share_heatmap(
     topic_of = np.repeat(np.asarray(topics, dtype=int), n_groups).tolist()
     columns = (topic_of, venues, years, papers.tolist(), z.ravel().tolist())
     customdata = [list(cell) for cell in zip(*columns, strict=True)]
-    fig = go.Figure(
-        data=[
-            {
-                "type": "heatmap",
-                "z": z.tolist(),
-                "x": names,
-                "y": rows,
-                "colorscale": "Blues",
-                "zmin": 0,
-                "hoverinfo": "skip",
-                "colorbar": {"title": {"text": "share"}, "tickformat": ".0%", "thickness": 12},
-            },
-            {
-                "type": "scatter",
-                "x": names * len(topics),
-                "y": np.repeat(np.asarray(rows, dtype=object), n_groups).tolist(),
-                "mode": "markers",
-                "marker": {"size": 18, "opacity": 0, "symbol": "square"},
-                "customdata": customdata,
-                "hovertemplate": "%{y}<br>%{x}: %{customdata[4]:.1%} (%{customdata[3]:,} papers)"
-                "<extra>click for the papers</extra>",
-                "showlegend": False,
-            },
-        ]
+    traces = [
+        {
+            "type": "heatmap",
+            "z": z.tolist(),
+            "x": names,
+            "y": rows,
+            "colorscale": "Blues",
+            "zmin": 0,
+            "hoverinfo": "skip",
+            "colorbar": {"title": {"text": "share"}, "tickformat": ".0%", "thickness": 12},
+        },
+        {
+            "type": "scatter",
+            "x": names * len(topics),
+            "y": np.repeat(np.asarray(rows, dtype=object), n_groups).tolist(),
+            "mode": "markers",
+            "marker": {"size": 18, "opacity": 0, "symbol": "square"},
+            "customdata": customdata,
+            "hovertemplate": "%{y}<br>%{x}: %{customdata[4]:.1%} (%{customdata[3]:,} papers)"
+            "<extra>click for the papers</extra>",
+            "showlegend": False,
+        },
+    ]
+    return _figure(
+        traces,
+        title=title,
+        height=int(max(320, min(1600, 22 * len(topics) + 170))),
+        keys=("topic", "venue", "year") if by_year else ("topic", "venue"),
+        xaxis={"automargin": True, "tickangle": -45 if by_year else 0, "side": "bottom"},
+        yaxis={"autorange": "reversed", "automargin": True},
+        showlegend=False,
     )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(automargin=True, tickangle=-45 if by_year else 0, side="bottom")
-    keys = ("topic", "venue", "year") if by_year else ("topic", "venue")
-    _layout(fig, title, "", "", int(max(320, min(1600, 22 * len(topics) + 170))), keys)
-    fig.update_layout(showlegend=False)
-    return fig
 
 
 def code_release_lines(
@@ -293,7 +322,7 @@ def code_release_lines(
     """
     per_venue = by == "venue,year"
     years = sorted(int(y) for y in table["year"].dropna().unique())
-    fig = go.Figure()
+    traces = []
     venues = sorted(str(v) for v in table["venue"].unique()) if per_venue else [""]
     for i, venue in enumerate(venues):
         line = (table[table["venue"].astype(str) == venue] if per_venue else table).sort_values("year")
@@ -303,20 +332,21 @@ def code_release_lines(
         if "live_share" in line.columns:
             measures.append(("live_share", "live", "live repository", "dash"))
         for column, count, what, dash in measures:
-            fig.add_trace(
-                go.Scatter(
-                    x=line["year"].astype(int).to_numpy(),
-                    y=line[column].to_numpy(),
-                    mode="lines+markers",
-                    name=name if dash == "solid" else f"{name} (live)",
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": line["year"].astype(int).to_numpy(),
+                    "y": line[column].to_numpy(),
+                    "mode": "lines+markers",
+                    "name": name if dash == "solid" else f"{name} (live)",
                     # Per venue the live line keeps its venue's colour; alone it gets its own.
-                    line={
+                    "line": {
                         "color": colour if dash == "solid" or per_venue else LIVE,
                         "dash": dash,
                         "width": 2,
                     },
-                    marker={"size": 8, "symbol": "circle" if dash == "solid" else "circle-open"},
-                    customdata=np.column_stack(
+                    "marker": {"size": 8, "symbol": "circle" if dash == "solid" else "circle-open"},
+                    "customdata": np.column_stack(
                         [
                             line["year"].astype(int).to_numpy(),
                             line["venue"].astype(str).to_numpy(),
@@ -324,68 +354,81 @@ def code_release_lines(
                             line["papers"].astype(int).to_numpy(),
                         ]
                     ).tolist(),
-                    hovertemplate=f"<b>{name}</b> %{{x}}<br>{what}: %{{y:.1%}}"
+                    "hovertemplate": f"<b>{name}</b> %{{x}}<br>{what}: %{{y:.1%}}"
                     " (%{customdata[2]:,} of %{customdata[3]:,} papers)<extra>click for the papers</extra>",
-                )
+                }
             )
-    _year_axis(fig, years)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-    keys = ("year", "venue") if per_venue else ("year",)
-    _layout(fig, title, "", "Share of the papers", 380, keys)
-    fig.update_layout(showlegend=per_venue or "live_share" in table.columns)
-    return fig
+    return _figure(
+        traces,
+        title=title,
+        height=380,
+        keys=("year", "venue") if per_venue else ("year",),
+        y_title="Share of the papers",
+        xaxis=_year_axis(years),
+        yaxis={"tickformat": ".0%", "rangemode": "tozero"},
+        showlegend=per_venue or "live_share" in table.columns,
+    )
 
 
 def acceptance_bars(table: pd.DataFrame, *, key: str, title: str, limit: int = 40) -> go.Figure:
     """Acceptance share per topic or area (from `trends.acceptance`), highest first; a click sets ``key``."""
     table = table.sort_values(["share", "decided"], ascending=[False, False]).head(limit)
-    fig = go.Figure(
-        go.Bar(
-            x=table["share"].to_numpy(),
-            y=[safe_label(label, 40) for label in table["label"]],
-            orientation="h",
-            marker_color=ACCENT,
-            text=[f"{s:.0%} of {d:,}" for s, d in zip(table["share"], table["decided"], strict=True)],
-            textposition="outside",
-            cliponaxis=False,
-            customdata=np.column_stack(
-                [table[key].to_numpy(), table["accepted"].to_numpy(), table["decided"].to_numpy()]
-            ).tolist(),
-            hovertemplate="%{y}<br>accepted: %{customdata[1]:,} of %{customdata[2]:,} decided"
-            "<extra>click for the papers</extra>",
-        )
-    )
+    bars = {
+        "type": "bar",
+        "x": table["share"].to_numpy(),
+        "y": [safe_label(label, 40) for label in table["label"]],
+        "orientation": "h",
+        "marker": {"color": ACCENT},
+        "text": [f"{s:.0%} of {d:,}" for s, d in zip(table["share"], table["decided"], strict=True)],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "customdata": np.column_stack(
+            [table[key].to_numpy(), table["accepted"].to_numpy(), table["decided"].to_numpy()]
+        ).tolist(),
+        "hovertemplate": "%{y}<br>accepted: %{customdata[1]:,} of %{customdata[2]:,} decided"
+        "<extra>click for the papers</extra>",
+    }
     right = max(0.1, float(table["share"].max()) / 0.7) if len(table) else 1.0
-    fig.update_xaxes(range=[0, min(right, 1.45)], tickformat=".0%")
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    _layout(fig, title, "Accepted share of decided papers", "", int(max(260, 24 * len(table) + 110)), (key,))
-    fig.update_layout(showlegend=False, bargap=0.3)
-    return fig
+    return _figure(
+        [bars],
+        title=title,
+        height=int(max(260, 24 * len(table) + 110)),
+        keys=(key,),
+        x_title="Accepted share of decided papers",
+        xaxis={"range": [0, min(right, 1.45)], "tickformat": ".0%"},
+        yaxis={"autorange": "reversed", "automargin": True},
+        showlegend=False,
+        bargap=0.3,
+    )
 
 
 def acceptance_line(table: pd.DataFrame, *, title: str = "Acceptance share per year") -> go.Figure:
     """Acceptance share per year (from `trends.acceptance` with key ``year``); a click sets the year."""
     table = table.sort_values("year")
-    fig = go.Figure(
-        go.Scatter(
-            x=table["year"].astype(int).to_numpy(),
-            y=table["share"].to_numpy(),
-            mode="lines+markers",
-            line={"color": ACCENT, "width": 2},
-            marker={"size": 9},
-            customdata=np.column_stack(
-                [
-                    table["year"].astype(int).to_numpy(),
-                    table["accepted"].to_numpy(),
-                    table["decided"].to_numpy(),
-                ]
-            ).tolist(),
-            hovertemplate="%{x}: %{y:.1%}<br>%{customdata[1]:,} of %{customdata[2]:,} decided papers"
-            "<extra>click for the papers</extra>",
-        )
+    line = {
+        "type": "scatter",
+        "x": table["year"].astype(int).to_numpy(),
+        "y": table["share"].to_numpy(),
+        "mode": "lines+markers",
+        "line": {"color": ACCENT, "width": 2},
+        "marker": {"size": 9},
+        "customdata": np.column_stack(
+            [
+                table["year"].astype(int).to_numpy(),
+                table["accepted"].to_numpy(),
+                table["decided"].to_numpy(),
+            ]
+        ).tolist(),
+        "hovertemplate": "%{x}: %{y:.1%}<br>%{customdata[1]:,} of %{customdata[2]:,} decided papers"
+        "<extra>click for the papers</extra>",
+    }
+    return _figure(
+        [line],
+        title=title,
+        height=340,
+        keys=("year",),
+        y_title="Accepted share",
+        xaxis=_year_axis([int(y) for y in table["year"]]),
+        yaxis={"tickformat": ".0%", "rangemode": "tozero"},
+        showlegend=False,
     )
-    _year_axis(fig, [int(y) for y in table["year"]])
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-    _layout(fig, title, "", "Accepted share", 340, ("year",))
-    fig.update_layout(showlegend=False)
-    return fig
