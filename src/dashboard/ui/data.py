@@ -41,6 +41,7 @@ from dashboard import (
     diskcache,
     extract,
     filters,
+    heap,
     hierarchy,
     links,
     terms,
@@ -311,7 +312,13 @@ def _per_corpus(max_entries: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
     upload store for uploaded ones (weighed with `uploads.approx_bytes` against the budget)."""
 
     def decorate(function: Callable[P, T]) -> Callable[P, T]:
-        cached = st.cache_resource(show_spinner=False, max_entries=max_entries)(function)
+        @functools.wraps(function)
+        def compute_once(*args: P.args, **kwargs: P.kwargs) -> T:
+            value = function(*args, **kwargs)
+            heap.release()  # what the computation freed, back to the system now (`dashboard.heap`)
+            return value
+
+        cached = st.cache_resource(show_spinner=False, max_entries=max_entries)(compute_once)
         signature = inspect.signature(function)
 
         @functools.wraps(function)
@@ -326,7 +333,7 @@ def _per_corpus(max_entries: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
             )
 
             def compute() -> tuple[T, int]:
-                value = function(*args, **kwargs)
+                value = compute_once(*args, **kwargs)
                 return value, uploads.approx_bytes(value)
 
             return store.memo(digest, key, compute)
@@ -342,9 +349,11 @@ def _long_lived(value: T) -> T:
     A corpus holds millions of Python objects (lists of names and links per paper) for as long as
     the server runs; without this a full collection walks them all, a pause of a large fraction of
     a second in the middle of some filter change at a million papers. Called once per corpus and
-    analysis, when they are cached; what is frozen is still freed when nothing refers to it.
+    analysis, when they are cached; what is frozen is still freed when nothing refers to it. What
+    loading freed goes back to the system now, not in a later page run (`dashboard.heap`).
     """
     gc.freeze()
+    heap.release()
     return value
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import corpus, filters, terms
+from dashboard import corpus, filters, heap, terms
 from dashboard import index as paper_index
 from dashboard.analysis import Analysis
 from dashboard.hierarchy import TopicTree
@@ -44,7 +44,9 @@ def digest_of(path: str) -> str | None:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _open(digest: str, path: str) -> paper_index.PaperIndex | str:
     try:
-        return paper_index.open_index(path)
+        index = paper_index.open_index(path)
+        heap.release()  # the reading's temporaries, back to the system now (`dashboard.heap`)
+        return index
     except paper_index.IndexFormatError as error:
         LOG.warning("cannot open index %s: %s", path, error)
         return str(error)
