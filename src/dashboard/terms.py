@@ -144,7 +144,7 @@ class TermCounts:
         return inside
 
     @cached_property
-    def _term_rank(self) -> np.ndarray:
+    def term_rank(self) -> np.ndarray:
         """Each term's place in string order: the tie-break of every ranking."""
         rank = np.empty(len(self.terms), dtype=np.int64)
         rank[np.argsort(self.terms.astype(str), kind="stable")] = np.arange(len(self.terms))
@@ -252,7 +252,7 @@ class TermCounts:
             # Only the candidates at or above the k-th highest score can be among the first k.
             kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
             candidates = candidates[scores[candidates] >= kth]
-        rank = self._term_rank[candidates if terms is None else terms[candidates]]
+        rank = self.term_rank[candidates if terms is None else terms[candidates]]
         ranked = candidates[np.lexsort((rank, -scores[candidates]))]
         return ranked if k is None else ranked[:k]
 

@@ -431,7 +431,7 @@ def rising_terms(
         return pd.DataFrame(columns=columns).astype({"term": "str", "score": "float64"})
     used = np.flatnonzero(count_from + count_to > 0)
     z = _changes(count_from[used], count_to[used], prior_strength)
-    order = np.lexsort((counts.terms[used].astype(str), -z))
+    order = np.lexsort((counts.term_rank[used], -z))  # ties in term order
     rising = order[z[order] > 0][:top]
     falling = order[z[order] < 0][::-1][:top][::-1]
     chosen = np.concatenate([rising, falling]).astype(int)
