@@ -343,3 +343,21 @@ def test_charts_are_written_to_json_by_orjson(monkeypatch: pytest.MonkeyPatch) -
     fig = charts.paper_map(make_papers().assign(x=np.arange(6.0), y=np.arange(6.0)), title="Map")
     text = plotly.io.to_json(fig, validate=False)
     assert written and '"Map"' in text
+
+
+def test_figure_lays_out_title_axes_and_extras_in_one_validated_call() -> None:
+    # Every chart is made by `charts.figure` (one validation, not one per update_layout): the title is
+    # escaped, an axis title appears when given ("" included) and not when None, extras pass through.
+    bars = {"type": "bar", "x": [1, 2], "y": ["a", "b"], "orientation": "h"}
+    fig = charts.figure(
+        [bars], title='<b>bold</b> "quoted"', x_title="", subtitle="a & b", yaxis=charts.BARS_DOWN, bargap=0.3
+    )
+    layout = fig.to_plotly_json()["layout"]
+    assert layout["title"]["text"] == '&lt;b&gt;bold&lt;/b&gt; "quoted"'
+    assert layout["title"]["subtitle"]["text"] == "a &amp; b"
+    assert layout["xaxis"]["title"]["text"] == ""
+    assert "title" not in layout.get("yaxis", {}) and layout["yaxis"]["autorange"] == "reversed"
+    assert layout["bargap"] == 0.3 and layout["showlegend"] is False
+    assert fig.data[0].orientation == "h"
+    with pytest.raises(ValueError):  # still validated: a misspelt property is an error, not ignored
+        charts.figure([bars], title="x", bargapp=0.3)

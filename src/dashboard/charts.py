@@ -77,25 +77,56 @@ def _bar_height(n_bars: int) -> int:
     return int(max(220, min(1400, BAR_HEIGHT_PX * n_bars + 110)))
 
 
-def _whole_number_ticks(fig: go.Figure, values: pd.Series) -> None:
+def _whole_number_ticks(values: pd.Series) -> dict[str, Any]:
     # Counts are whole numbers: a small range would otherwise get ticks at 0.5, 1.5...
     if len(values) and pd.api.types.is_integer_dtype(values) and values.max() <= 10:
-        fig.update_xaxes(dtick=1)
+        return {"dtick": 1}
+    return {}
 
 
-def _base_layout(
-    fig: go.Figure, title: str, x_title: str, y_title: str, height: int | None = None
+# A bar chart's categories, largest on top, with room for their labels.
+BARS_DOWN: dict[str, Any] = {"autorange": "reversed", "automargin": True}
+
+
+def figure(
+    data: Sequence[Mapping[str, Any]],
+    *,
+    title: str,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    height: int | None = None,
+    xaxis: Mapping[str, Any] | None = None,
+    yaxis: Mapping[str, Any] | None = None,
+    margin_top: int = 50,
+    subtitle: str = "",
+    **layout: Any,
 ) -> go.Figure:
-    fig.update_layout(
-        title={"text": _escape(title), "x": 0, "xanchor": "left"},
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        margin={"l": 10, "r": 10, "t": 50, "b": 40},
-        showlegend=False,
+    """The figure of ``data`` (traces as dicts) in the house layout, validated once.
+
+    Title (and ``subtitle``, a smaller second line) left-aligned and escaped, narrow margins, no legend
+    unless ``layout`` asks for one; an axis title when one is given (``""`` included). Every chart
+    is made in this one `go.Figure` call: each ``update_layout``, ``update_xaxes`` or ``add_vline``
+    validates the figure again, and at a million papers those were a tenth of a page's run.
+    """
+    x_axis = {**({} if x_title is None else {"title": {"text": x_title}}), **(xaxis or {})}
+    y_axis = {**({} if y_title is None else {"title": {"text": y_title}}), **(yaxis or {})}
+    return go.Figure(
+        data=list(data),
+        layout={
+            "title": {
+                "text": _escape(title),
+                "x": 0,
+                "xanchor": "left",
+                **({"subtitle": {"text": _escape(subtitle)}} if subtitle else {}),
+            },
+            "margin": {"l": 10, "r": 10, "t": margin_top, "b": 40},
+            "showlegend": False,
+            **({"height": height} if height is not None else {}),
+            **({"xaxis": x_axis} if x_axis else {}),
+            **({"yaxis": y_axis} if y_axis else {}),
+            **layout,
+        },
     )
-    if height is not None:
-        fig.update_layout(height=height)
-    return fig
 
 
 def top_counts(
@@ -108,20 +139,24 @@ def top_counts(
 ) -> go.Figure:
     """Horizontal bars of the largest counts (a Series: label -> count), largest on top."""
     top = counts[counts > 0].sort_values(ascending=False).head(limit)
-    labels = [safe_label(label) for label in top.index]
-    fig = go.Figure(
-        go.Bar(
-            x=top.to_numpy(),
-            y=labels,
-            orientation="h",
-            marker_color=ACCENT,
-            hovertemplate="%{y}: %{x}<extra></extra>",
-        )
+    bars = {
+        "type": "bar",
+        "x": top.to_numpy(),
+        "y": [safe_label(label) for label in top.index],
+        "orientation": "h",
+        "marker": {"color": ACCENT},
+        "hovertemplate": "%{y}: %{x}<extra></extra>",
+    }
+    return figure(
+        [bars],
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        height=_bar_height(len(top)),
+        xaxis=_whole_number_ticks(top),
+        yaxis=BARS_DOWN,
+        bargap=0.3,
     )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_layout(bargap=0.3)
-    _whole_number_ticks(fig, top)
-    return _base_layout(fig, title, x_title, y_title, _bar_height(len(top)))
 
 
 def choice_bars(
@@ -153,20 +188,27 @@ def choice_bars(
         (SELECTED_MARK if v in chosen else "") + safe_label((names or {}).get(v, v), RATE_LABEL_CHARS)
         for v in table.index
     ]
-    fig = go.Figure(
-        go.Bar(
-            x=table.to_numpy(),
-            y=labels,
-            orientation="h",
-            marker_color=colours,
-            customdata=[str(v) for v in table.index],
-            hovertemplate="%{y}<br>%{x} papers<extra>click to filter</extra>",
-        )
+    bars = {
+        "type": "bar",
+        "x": table.to_numpy(),
+        "y": labels,
+        "orientation": "h",
+        "marker": {"color": colours},
+        "customdata": [str(v) for v in table.index],
+        "hovertemplate": "%{y}<br>%{x} papers<extra>click to filter</extra>",
+    }
+    return figure(
+        [bars],
+        title=title,
+        x_title=x_title,
+        y_title="",
+        height=_bar_height(len(table)),
+        xaxis=_whole_number_ticks(table),
+        yaxis=BARS_DOWN,
+        clickmode="event+select",
+        dragmode=False,
+        bargap=0.3,
     )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_layout(clickmode="event+select", dragmode=False, bargap=0.3)
-    _whole_number_ticks(fig, table)
-    return _base_layout(fig, title, x_title, "", _bar_height(len(table)))
 
 
 def topic_sizes(
@@ -190,27 +232,33 @@ def topic_sizes(
     # unless chosen: a chosen topic stays where a click can remove it.
     table = table[(table["count"] > 0) | table["topic"].isin(chosen)]
     colours = [ACCENT if (not chosen or t in chosen) else MUTED for t in table["topic"]]
-    fig = go.Figure(
-        go.Bar(
-            x=table["count"].to_numpy(),
-            y=[
-                (SELECTED_MARK if t in chosen else "") + _topic_axis_label(t, label)
-                for t, label in zip(table["topic"], table["label"], strict=True)
-            ],
-            orientation="h",
-            marker_color=colours,
-            customdata=table["topic"].to_numpy(),
-            hovertext=[
-                _topic_axis_label(t, label, 80)
-                for t, label in zip(table["topic"], table["label"], strict=True)
-            ],
-            hovertemplate="%{hovertext}<br>%{x} papers<extra>click to filter</extra>",
-        )
+    bars = {
+        "type": "bar",
+        "x": table["count"].to_numpy(),
+        "y": [
+            (SELECTED_MARK if t in chosen else "") + _topic_axis_label(t, label)
+            for t, label in zip(table["topic"], table["label"], strict=True)
+        ],
+        "orientation": "h",
+        "marker": {"color": colours},
+        "customdata": table["topic"].to_numpy(),
+        "hovertext": [
+            _topic_axis_label(t, label, 80) for t, label in zip(table["topic"], table["label"], strict=True)
+        ],
+        "hovertemplate": "%{hovertext}<br>%{x} papers<extra>click to filter</extra>",
+    }
+    return figure(
+        [bars],
+        title=title,
+        x_title="Papers",
+        y_title="",
+        height=_bar_height(len(table)),
+        xaxis=_whole_number_ticks(table["count"]),
+        yaxis=BARS_DOWN,
+        clickmode="event+select",
+        dragmode=False,
+        bargap=0.3,
     )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_layout(clickmode="event+select", dragmode=False, bargap=0.3)
-    _whole_number_ticks(fig, table["count"])
-    return _base_layout(fig, title, "Papers", "", _bar_height(len(table)))
 
 
 # A topic bar's label is cut to this: at 1024 px a half-page chart cut longer labels off on the left
@@ -250,25 +298,30 @@ def release_rate(
         f"{released:,} of {papers:,} papers"
         for released, papers in zip(table["released"], table["papers"], strict=True)
     ]
-    fig = go.Figure(
-        go.Bar(
-            x=table["rate"].to_numpy(),
-            y=[safe_label(g, RATE_LABEL_CHARS) for g in table["group"]],
-            orientation="h",
-            marker_color=ACCENT,
-            text=text,
-            textposition="outside",
-            cliponaxis=False,
-            customdata=hover,
-            hovertemplate="%{y}<br>%{text}: %{customdata}<extra></extra>",
-        )
-    )
+    bars = {
+        "type": "bar",
+        "x": table["rate"].to_numpy(),
+        "y": [safe_label(g, RATE_LABEL_CHARS) for g in table["group"]],
+        "orientation": "h",
+        "marker": {"color": ACCENT},
+        "text": text,
+        "textposition": "outside",
+        "cliponaxis": False,
+        "customdata": hover,
+        "hovertemplate": "%{y}<br>%{text}: %{customdata}<extra></extra>",
+    }
     # The longest bar takes 60% of the width at most; the ticks stop at 100%.
     right = max(0.1, float(table["rate"].max()) / 0.6) if len(table) else 1.0
     ticks = [t for t in (0, 0.25, 0.5, 0.75, 1.0) if t <= right] if right > 0.5 else None
-    fig.update_xaxes(range=[0, right], tickformat=".0%", tickvals=ticks)
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    return _base_layout(fig, title, "Papers with released code", group_title, _bar_height(len(table)))
+    return figure(
+        [bars],
+        title=title,
+        x_title="Papers with released code",
+        y_title=group_title,
+        height=_bar_height(len(table)),
+        xaxis={"range": [0, right], "tickformat": ".0%", **({"tickvals": ticks} if ticks else {})},
+        yaxis=BARS_DOWN,
+    )
 
 
 MAP_POINTS = 10_000  # a browser draws more points slowly, and each needs a hover label (20,000: 0.2 s a run)
@@ -435,6 +488,7 @@ def paper_map(
     n_papers: int | None = None,
     colour: str = "topic",
     highlight: bool = False,
+    dragmode: str | None = None,
 ) -> go.Figure:
     """Scatter of papers at (``x``, ``y``), one trace per value of ``colour`` (a `MAP_COLOUR_FIELDS`
     column; topic by default), topic labels at their clusters; hover shows title, authors, year, methods.
@@ -446,6 +500,7 @@ def paper_map(
     dark outline (search hits among the rest). Above ``max_points`` a seeded sample is drawn and the
     title says so; ``n_papers`` says how many papers a caller's own `sample_rows` of ``papers`` was
     drawn from (default: ``len(papers)``). Papers without coordinates (NaN) are not drawn.
+    ``dragmode`` is what a drag does (Plotly's default: zoom).
     """
     shown = papers.iloc[sample_rows(len(papers), max_points, random_state)]
     n_papers = max(n_papers or 0, len(papers))
@@ -493,8 +548,6 @@ def paper_map(
                 "hovertemplate": "%{hovertext}<extra>" + name + "</extra>",
             }
         )
-    fig = go.Figure(data=traces)
-    _base_layout(fig, title, "Map dimension 1", "Map dimension 2", 560)
     # Each cluster is named where it lies (its topic number and first terms) instead of a legend:
     # 25 legend entries did not fit beside the map and hid under the hover box. Coloured by another
     # field, the labels stay (dark) and the legend names the colours.
@@ -515,15 +568,22 @@ def paper_map(
             }
         )  # fmt: skip
     # All at once: add_annotation validates every annotation already there again (1.4 s for 40 labels).
-    fig.update_layout(annotations=labels)
+    extra: dict[str, Any] = {} if dragmode is None else {"dragmode": dragmode}
     if colour != "topic":
-        fig.update_layout(
-            showlegend=True,
-            legend={"title": {"text": MAP_COLOUR_FIELDS.get(colour, colour)}, "itemsizing": "constant"},
-        )
-    fig.update_xaxes(showticklabels=False, zeroline=False)
-    fig.update_yaxes(showticklabels=False, zeroline=False)
-    return fig
+        extra["showlegend"] = True
+        extra["legend"] = {"title": {"text": MAP_COLOUR_FIELDS.get(colour, colour)}, "itemsizing": "constant"}
+    bare = {"showticklabels": False, "zeroline": False}
+    return figure(
+        traces,
+        title=title,
+        x_title="Map dimension 1",
+        y_title="Map dimension 2",
+        height=560,
+        xaxis=bare,
+        yaxis=bare,
+        annotations=labels,
+        **extra,
+    )
 
 
 def map_label(topic: int, label: object, terms: int = 2) -> str:
@@ -548,17 +608,22 @@ def distinctive_terms(
 ) -> go.Figure:
     """Bars of the most distinctive terms by z-score (``term``, ``z``); positive = over-used here."""
     top = terms.sort_values("z", ascending=False).head(limit)
-    fig = go.Figure(
-        go.Bar(
-            x=top["z"].to_numpy(),
-            y=[safe_label(t) for t in top["term"]],
-            orientation="h",
-            marker_color=[ACCENT if z > 0 else MUTED for z in top["z"]],
-            hovertemplate="%{y}: z = %{x:.1f}<extra></extra>",
-        )
+    bars = {
+        "type": "bar",
+        "x": top["z"].to_numpy(),
+        "y": [safe_label(t) for t in top["term"]],
+        "orientation": "h",
+        "marker": {"color": [ACCENT if z > 0 else MUTED for z in top["z"]]},
+        "hovertemplate": "%{y}: z = %{x:.1f}<extra></extra>",
+    }
+    return figure(
+        [bars],
+        title=title,
+        x_title="z-score (weighted log-odds vs the rest)",
+        y_title="",
+        height=_bar_height(len(top)),
+        yaxis=BARS_DOWN,
     )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    return _base_layout(fig, title, "z-score (weighted log-odds vs the rest)", "", _bar_height(len(top)))
 
 
 def similarity_heatmap(
@@ -576,38 +641,39 @@ def similarity_heatmap(
     names = [safe_label(label, 30) for label in labels]
     full = [wrapped_label(t, width=50, max_lines=2) for t in (titles or labels)]
     values = matrix.to_numpy(dtype=float)
-    fig = go.Figure(
-        go.Heatmap(
-            z=values,
-            x=names,
-            y=names,
-            zmin=0,
-            zmax=1,
-            colorscale=SIMILARITY_SCALE,
-            customdata=[
-                [f"{full[i]}<br>vs<br>{full[j]}" for j in range(len(full))] for i in range(len(full))
-            ],
-            hovertemplate="%{customdata}<br>similarity %{z:.2f}<extra></extra>",
-            colorbar={"title": {"text": "cosine"}, "thickness": 12},
-        )
-    )
+    heatmap = {
+        "type": "heatmap",
+        "z": values,
+        "x": names,
+        "y": names,
+        "zmin": 0,
+        "zmax": 1,
+        "colorscale": SIMILARITY_SCALE,
+        "customdata": [[f"{full[i]}<br>vs<br>{full[j]}" for j in range(len(full))] for i in range(len(full))],
+        "hovertemplate": "%{customdata}<br>similarity %{z:.2f}<extra></extra>",
+        "colorbar": {"title": {"text": "cosine"}, "thickness": 12},
+    }
     # Each cell's number in black or white, whichever reads on that cell (4.5:1): Plotly's own heatmap
     # text picks #444 on mid blues (about 4:1). Annotations, so the figure keeps one (heatmap) trace.
-    fig.update_layout(
-        annotations=[
-            {
-                "x": names[j], "y": names[i], "text": f"{value:.2f}", "showarrow": False,
-                "font": {"color": colours.text_on(cell_colour(value)), "size": 12},
-            }
-            for i, row in enumerate(values) for j, value in enumerate(row) if np.isfinite(value)
-        ]
-    )  # fmt: skip
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(automargin=True)
-    _base_layout(fig, title, "Paper", "Paper", 150 + 60 * len(names))
-    if subtitle:
-        fig.update_layout(title_subtitle_text=_escape(subtitle), margin_t=70)
-    return fig
+    numbers = [
+        {
+            "x": names[j], "y": names[i], "text": f"{value:.2f}", "showarrow": False,
+            "font": {"color": colours.text_on(cell_colour(value)), "size": 12},
+        }
+        for i, row in enumerate(values) for j, value in enumerate(row) if np.isfinite(value)
+    ]  # fmt: skip
+    return figure(
+        [heatmap],
+        title=title,
+        subtitle=subtitle,
+        x_title="Paper",
+        y_title="Paper",
+        height=150 + 60 * len(names),
+        margin_top=70 if subtitle else 50,
+        xaxis={"automargin": True},
+        yaxis=BARS_DOWN,
+        annotations=numbers,
+    )
 
 
 SIMILARITY_SCALE = "Blues"
@@ -623,27 +689,37 @@ def cell_colour(value: float, scale: str = SIMILARITY_SCALE) -> str:
 
 def words_histogram(n_words: pd.Series, *, title: str = "Abstract length", bins: int = 30) -> go.Figure:
     """Histogram of words per abstract."""
-    fig = go.Figure(go.Histogram(x=n_words.to_numpy(), nbinsx=bins, marker_color=ACCENT))
-    fig.update_traces(hovertemplate="%{x} words: %{y} papers<extra></extra>")
-    return _base_layout(fig, title, "Words in the abstract", "Papers", 300)
+    bars = {
+        "type": "histogram",
+        "x": n_words.to_numpy(),
+        "nbinsx": bins,
+        "marker": {"color": ACCENT},
+        "hovertemplate": "%{x} words: %{y} papers<extra></extra>",
+    }
+    return figure([bars], title=title, x_title="Words in the abstract", y_title="Papers", height=300)
 
 
 def code_status_bars(statuses: pd.Series, *, title: str = "Code status") -> go.Figure:
     """Bars of papers per code status (a Series of statuses), in the schema's order."""
     counts = statuses.value_counts().reindex(list(CODE_STATUSES), fill_value=0)
-    fig = go.Figure(
-        go.Bar(
-            x=[s.replace("_", " ") for s in counts.index],
-            y=counts.to_numpy(),
-            marker_color=ACCENT,
-            text=[f"{n:,}" for n in counts.to_numpy()],
-            textposition="outside",  # "auto" turned the count of a short bar on its side, inside it
-            cliponaxis=False,
-            hovertemplate="%{x}: %{y} papers<extra></extra>",
-        )
+    bars = {
+        "type": "bar",
+        "x": [s.replace("_", " ") for s in counts.index],
+        "y": counts.to_numpy(),
+        "marker": {"color": ACCENT},
+        "text": [f"{n:,}" for n in counts.to_numpy()],
+        "textposition": "outside",  # "auto" turned the count of a short bar on its side, inside it
+        "cliponaxis": False,
+        "hovertemplate": "%{x}: %{y} papers<extra></extra>",
+    }
+    return figure(
+        [bars],
+        title=title,
+        x_title="Code status",
+        y_title="Papers",
+        height=320,
+        yaxis={"range": [0, max(1, int(counts.max())) * 1.15]},
     )
-    fig.update_yaxes(range=[0, max(1, int(counts.max())) * 1.15])
-    return _base_layout(fig, title, "Code status", "Papers", 320)
 
 
 # Characters the bundled word-cloud font (DroidSansMono) can draw: Latin, Greek, Cyrillic and symbols.
@@ -741,22 +817,28 @@ def repo_states(counts: pd.DataFrame, *, title: str, group_title: str = "", limi
     if len(counts) > limit:  # as `release_rate`: the title says that groups were left out
         title = f"{title} — the {limit} largest of {len(counts):,}"
     labels = [safe_label(label, RATE_LABEL_CHARS) for label in top.index]
-    fig = go.Figure()
-    for state in REPO_STATES:
-        if state not in top.columns or not top[state].sum():
-            continue
-        fig.add_trace(
-            go.Bar(
-                x=top[state].to_numpy(),
-                y=labels,
-                orientation="h",
-                name=state.replace("_", " "),
-                marker_color=REPO_STATE_COLOURS.get(state, MUTED),
-                hovertemplate=f"%{{y}}: %{{x}} papers {html.escape(state.replace('_', ' '))}<extra></extra>",
-            )
-        )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_layout(barmode="stack", bargap=0.3)
-    _base_layout(fig, title, "Papers", group_title, _bar_height(len(top)) + 40)
-    fig.update_layout(showlegend=True, legend={**LEGEND_BELOW, "x": 0})
-    return fig
+    bars = [
+        {
+            "type": "bar",
+            "x": top[state].to_numpy(),
+            "y": labels,
+            "orientation": "h",
+            "name": state.replace("_", " "),
+            "marker": {"color": REPO_STATE_COLOURS.get(state, MUTED)},
+            "hovertemplate": f"%{{y}}: %{{x}} papers {html.escape(state.replace('_', ' '))}<extra></extra>",
+        }
+        for state in REPO_STATES
+        if state in top.columns and top[state].sum()
+    ]
+    return figure(
+        bars,
+        title=title,
+        x_title="Papers",
+        y_title=group_title,
+        height=_bar_height(len(top)) + 40,
+        yaxis=BARS_DOWN,
+        barmode="stack",
+        bargap=0.3,
+        showlegend=True,
+        legend={**LEGEND_BELOW, "x": 0},
+    )

@@ -14,7 +14,6 @@ knowing the chart. Corpus text is escaped (`charts.safe_label`).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,7 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard import colours
-from dashboard.charts import ACCENT, LEGEND_BELOW, MUTED, PALETTE, safe_label, wrapped_label
+from dashboard.charts import ACCENT, LEGEND_BELOW, MUTED, PALETTE, figure, safe_label, wrapped_label
 
 RISING = colours.LIGHT.rising  # the dark theme's are swapped in by `colours.recolour`
 FALLING = colours.LIGHT.falling
@@ -31,39 +30,17 @@ LIVE = colours.LIGHT.live
 SUBPLOT_COLUMNS = 3
 
 
-def _figure(
-    data: list[dict[str, Any]],
-    *,
-    title: str,
-    height: int,
-    keys: Sequence[str],
-    x_title: str = "",
-    y_title: str = "",
-    xaxis: Mapping[str, Any] | None = None,
-    yaxis: Mapping[str, Any] | None = None,
-    **layout: Any,
-) -> go.Figure:
-    """The figure of ``data`` (traces as dicts) with the Trends layout, validated once.
-
-    Every figure here is made in one `go.Figure` call: each ``update_layout``, ``update_xaxes`` or
-    ``add_vline`` validates again, and at a million papers they were a tenth of a Trends run.
-    """
-    x_axis = {**({"title": {"text": x_title}} if x_title else {}), **(xaxis or {})}
-    y_axis = {**({"title": {"text": y_title}} if y_title else {}), **(yaxis or {})}
-    return go.Figure(
-        data=data,
-        layout={
-            "title": {"text": html.escape(title), "x": 0, "xanchor": "left"},
-            "margin": {"l": 10, "r": 10, "t": 60, "b": 40},
-            "height": height,
-            "clickmode": "event+select",
-            "dragmode": False,
-            "meta": {"click_keys": tuple(keys)},
-            "hoverlabel": {"align": "left"},
-            **({"xaxis": x_axis} if x_axis else {}),
-            **({"yaxis": y_axis} if y_axis else {}),
-            **layout,
-        },
+def _figure(data: list[dict[str, Any]], *, keys: Sequence[str], **layout: Any) -> go.Figure:
+    """`charts.figure` with the Trends layout: clicks select, a drag does not zoom, the filter keys a
+    click sets in ``meta`` (see the module's docstring), hover boxes left-aligned."""
+    return figure(
+        data,
+        margin_top=60,
+        clickmode="event+select",
+        dragmode=False,
+        meta={"click_keys": tuple(keys)},
+        hoverlabel={"align": "left"},
+        **layout,
     )
 
 

@@ -1031,8 +1031,8 @@ def paper_map(view: View, key: str, colour: str = "topic") -> None:
         n_papers=n_inside,
         colour=colour,
         highlight=bool(view.filters.q) and n_inside < len(mask),
+        dragmode="select",  # a drag selects papers (zoom and lasso stay in the toolbar)
     )
-    fig.update_layout(dragmode="select")  # a drag selects papers (zoom and lasso stay in the toolbar)
     # The grey background trace has no ids: selecting its points picks nothing.
     lookup = [list(trace.customdata) if trace.customdata is not None else [] for trace in fig.data]
     chart(
