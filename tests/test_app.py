@@ -150,7 +150,9 @@ def test_each_filter_changes_the_table_as_expected(case: str, seeds: pd.DataFram
         at.multiselect(key=keys.LINK).set_value(["code"])
         filters = Filters(link=("code",))
     else:
-        at.slider(key=keys.WORDS).set_range(*_middle_half(seeds["n_words"]))
+        slider = at.slider(key=keys.WORDS)  # its ends are the corpus's (kept per corpus: data.word_bounds)
+        assert (slider.min, slider.max) == (int(seeds["n_words"].min()), int(seeds["n_words"].max()))
+        slider.set_range(*_middle_half(seeds["n_words"]))
         filters = Filters(words=_middle_half(seeds["n_words"]))
     at.run()
     assert_no_exception(at)

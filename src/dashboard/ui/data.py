@@ -484,6 +484,16 @@ def _groups(digest: str, model: str, column: str, _papers: pd.DataFrame) -> tabl
 
 
 @_per_corpus(max_entries=16)
+def word_bounds(digest: str, _papers: pd.DataFrame) -> tuple[int, int] | None:
+    """The fewest and most words of an abstract in the corpus (the sidebar's slider); None when every
+    abstract has the same length or none is known (read once per corpus: a million lengths a run)."""
+    n_words = pd.to_numeric(_papers["n_words"], errors="coerce").dropna()
+    if n_words.empty or n_words.min() >= n_words.max():
+        return None
+    return int(n_words.min()), int(n_words.max())
+
+
+@_per_corpus(max_entries=16)
 def list_items(digest: str, column: str, once_per_row: bool, _papers: pd.DataFrame) -> tables.Groups:
     """The non-blank elements of a list column (datasets, method names) as codes."""
     return tables.list_items(_papers[column], once_per_row=once_per_row)

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.schema import DECISION_TIERS
-from dashboard.ui import keys
+from dashboard.ui import data, keys
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import read_filters, sync_widget, update_filters, write_filters
 
@@ -263,10 +263,10 @@ def _names_help(what: str, counts: pd.Series | None) -> str:
 
 
 def _words_slider(view: View) -> None:
-    n_words = pd.to_numeric(view.papers["n_words"], errors="coerce").dropna()
-    if n_words.empty or n_words.min() >= n_words.max():
+    bounds = data.word_bounds(view.source.digest, view.papers)
+    if bounds is None:
         return
-    lowest, highest = int(n_words.min()), int(n_words.max())
+    lowest, highest = bounds
     st.session_state[keys.WORDS_BOUNDS] = (lowest, highest)
     low, high = view.filters.words
     value = (
