@@ -129,6 +129,11 @@ def figure(
     )
 
 
+def _bars_down(bars: Mapping[str, Any], *, n_bars: int, **layout: Any) -> go.Figure:
+    """`figure` of horizontal bars, the first on top, as tall as `_bar_height` of ``n_bars``."""
+    return figure([bars], height=_bar_height(n_bars), yaxis=BARS_DOWN, **layout)
+
+
 def top_counts(
     counts: pd.Series,
     *,
@@ -147,14 +152,13 @@ def top_counts(
         "marker": {"color": ACCENT},
         "hovertemplate": "%{y}: %{x}<extra></extra>",
     }
-    return figure(
-        [bars],
+    return _bars_down(
+        bars,
+        n_bars=len(top),
         title=title,
         x_title=x_title,
         y_title=y_title,
-        height=_bar_height(len(top)),
         xaxis=_whole_number_ticks(top),
-        yaxis=BARS_DOWN,
         bargap=0.3,
     )
 
@@ -197,14 +201,13 @@ def choice_bars(
         "customdata": [str(v) for v in table.index],
         "hovertemplate": "%{y}<br>%{x} papers<extra>click to filter</extra>",
     }
-    return figure(
-        [bars],
+    return _bars_down(
+        bars,
+        n_bars=len(table),
         title=title,
         x_title=x_title,
         y_title="",
-        height=_bar_height(len(table)),
         xaxis=_whole_number_ticks(table),
-        yaxis=BARS_DOWN,
         clickmode="event+select",
         dragmode=False,
         bargap=0.3,
@@ -247,14 +250,13 @@ def topic_sizes(
         ],
         "hovertemplate": "%{hovertext}<br>%{x} papers<extra>click to filter</extra>",
     }
-    return figure(
-        [bars],
+    return _bars_down(
+        bars,
+        n_bars=len(table),
         title=title,
         x_title="Papers",
         y_title="",
-        height=_bar_height(len(table)),
         xaxis=_whole_number_ticks(table["count"]),
-        yaxis=BARS_DOWN,
         clickmode="event+select",
         dragmode=False,
         bargap=0.3,
@@ -313,14 +315,13 @@ def release_rate(
     # The longest bar takes 60% of the width at most; the ticks stop at 100%.
     right = max(0.1, float(table["rate"].max()) / 0.6) if len(table) else 1.0
     ticks = [t for t in (0, 0.25, 0.5, 0.75, 1.0) if t <= right] if right > 0.5 else None
-    return figure(
-        [bars],
+    return _bars_down(
+        bars,
+        n_bars=len(table),
         title=title,
         x_title="Papers with released code",
         y_title=group_title,
-        height=_bar_height(len(table)),
         xaxis={"range": [0, right], "tickformat": ".0%", **({"tickvals": ticks} if ticks else {})},
-        yaxis=BARS_DOWN,
     )
 
 
@@ -616,13 +617,12 @@ def distinctive_terms(
         "marker": {"color": [ACCENT if z > 0 else MUTED for z in top["z"]]},
         "hovertemplate": "%{y}: z = %{x:.1f}<extra></extra>",
     }
-    return figure(
-        [bars],
+    return _bars_down(
+        bars,
+        n_bars=len(top),
         title=title,
         x_title="z-score (weighted log-odds vs the rest)",
         y_title="",
-        height=_bar_height(len(top)),
-        yaxis=BARS_DOWN,
     )
 
 
