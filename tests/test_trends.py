@@ -379,4 +379,4 @@ def test_counts_under_a_read_only_mask_are_kept_and_a_writable_mask_is_counted_a
         axes.cells(("year", "topic"), other)
     again = axes.cells(("year", "topic"), frozen)
     assert again is not first and np.array_equal(again, first)
-    assert len(axes._counted._masks) == trends._Counted.KEPT_MASKS
+    assert len(axes._counted._entries) == trends._Counted.KEPT_MASKS

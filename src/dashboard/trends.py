@@ -60,41 +60,38 @@ def _codes(values: pd.Series, *, sort: bool = True) -> tuple[np.ndarray, pd.Inde
 class _Counted:
     """`Axes.cells` tables kept per (names, mask) for read-only masks, the last `KEPT_MASKS` masks.
 
-    A mask is known by identity (``is``): the entry holds the array, so its ``id`` is not reused while
-    kept. A writable mask or a Series is never kept (it could change). Shared by every session of a
+    A mask is known by identity (``is``), and its entry holds the array with its tables. A writable mask or a Series is never kept (it could change). Shared by every session of a
     corpus, hence the lock.
     """
 
     KEPT_MASKS = 4
 
     def __init__(self) -> None:
-        self._masks: list[np.ndarray] = []  # most recent last
-        self._tables: dict[tuple[int, tuple[str, ...]], np.ndarray] = {}
+        self._entries: list[tuple[np.ndarray, dict[tuple[str, ...], np.ndarray]]] = []  # newest last
         self._lock = threading.Lock()
 
-    @staticmethod
-    def _keepable(mask: object) -> bool:
-        return isinstance(mask, np.ndarray) and mask.dtype == bool and not mask.flags.writeable
+    def _tables(self, mask: object, *, add: bool) -> dict[tuple[str, ...], np.ndarray] | None:
+        """The tables kept for ``mask`` (a new entry when ``add``); None for a mask never kept."""
+        if not (isinstance(mask, np.ndarray) and mask.dtype == bool and not mask.flags.writeable):
+            return None
+        for kept, tables in self._entries:
+            if kept is mask:
+                return tables
+        if not add:
+            return None
+        self._entries = [*self._entries[-(self.KEPT_MASKS - 1) :], (mask, {})]
+        return self._entries[-1][1]
 
     def get(self, names: tuple[str, ...], mask: object) -> np.ndarray | None:
-        if not self._keepable(mask):
-            return None
         with self._lock:
-            if not any(m is mask for m in self._masks):
-                return None
-            return self._tables.get((id(mask), names))
+            tables = self._tables(mask, add=False)
+            return None if tables is None else tables.get(names)
 
     def put(self, names: tuple[str, ...], mask: object, table: np.ndarray) -> None:
-        if not self._keepable(mask):
-            return
-        assert isinstance(mask, np.ndarray)
         with self._lock:
-            if not any(m is mask for m in self._masks):
-                self._masks.append(mask)
-                while len(self._masks) > self.KEPT_MASKS:
-                    dropped = id(self._masks.pop(0))
-                    self._tables = {k: v for k, v in self._tables.items() if k[0] != dropped}
-            self._tables[(id(mask), names)] = table
+            tables = self._tables(mask, add=True)
+            if tables is not None:
+                tables[names] = table
 
 
 @dataclass(frozen=True)
