@@ -60,8 +60,9 @@ def _codes(values: pd.Series, *, sort: bool = True) -> tuple[np.ndarray, pd.Inde
 class _Counted:
     """`Axes.cells` tables kept per (names, mask) for read-only masks, the last `KEPT_MASKS` masks.
 
-    A mask is known by identity (``is``), and its entry holds the array with its tables. A writable mask or a Series is never kept (it could change). Shared by every session of a
-    corpus, hence the lock.
+    A mask is known by identity (``is``), and its entry holds the array with its tables. A writable
+    mask or a Series is never kept (it could change). Shared by every session of a corpus, hence the
+    lock.
     """
 
     KEPT_MASKS = 4
