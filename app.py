@@ -4,24 +4,37 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.ui import timings
-
 PAGES = Path(__file__).resolve().parent / "src" / "dashboard" / "app_pages"
 # A local image, served by the app itself: a `:material/...:` page icon is fetched from a Google host.
 ICON = Path(__file__).resolve().parent / "src" / "dashboard" / "data" / "page_icon.png"
 
-st.set_page_config(page_title="Paper Dashboard", page_icon=str(ICON), layout="wide")
-page = st.navigation(
-    [
-        st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
-        st.Page(PAGES / "papers.py", title="Papers", icon=":material/article:"),
-        st.Page(PAGES / "topics.py", title="Topics", icon=":material/bubble_chart:"),
-        st.Page(PAGES / "terms.py", title="Terms", icon=":material/text_fields:"),
-        st.Page(PAGES / "trends.py", title="Trends", icon=":material/trending_up:"),
-        st.Page(PAGES / "links.py", title="Links & code", icon=":material/link:"),
-        st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare:"),
-        st.Page(PAGES / "library.py", title="Library", icon=":material/bookmarks:"),
-    ]
-)
-with timings.script_run(page.title):  # a no-op unless PAPER_DASHBOARD_TIMINGS names a file (bench/)
-    page.run()
+
+def main() -> None:
+    """One script run: the page the URL names."""
+    from dashboard.ui import timings
+
+    st.set_page_config(page_title="Paper Dashboard", page_icon=str(ICON), layout="wide")
+    page = st.navigation(
+        [
+            st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
+            st.Page(PAGES / "papers.py", title="Papers", icon=":material/article:"),
+            st.Page(PAGES / "topics.py", title="Topics", icon=":material/bubble_chart:"),
+            st.Page(PAGES / "terms.py", title="Terms", icon=":material/text_fields:"),
+            st.Page(PAGES / "trends.py", title="Trends", icon=":material/trending_up:"),
+            st.Page(PAGES / "links.py", title="Links & code", icon=":material/link:"),
+            st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare:"),
+            st.Page(PAGES / "library.py", title="Library", icon=":material/bookmarks:"),
+        ]
+    )
+    with timings.script_run(page.title):  # a no-op unless PAPER_DASHBOARD_TIMINGS names a file (bench/)
+        page.run()
+
+
+if __name__ == "__main__":  # a script run (Streamlit runs this file as "__main__" for each)
+    main()
+else:
+    # `streamlit run app.py` finds this server app in the file: the dashboard's own server, which warms
+    # the default corpus as it starts (`dashboard.ui.warmup`) and then runs this file for each page.
+    from dashboard.ui.warmup import lifespan
+
+    app = st.App(__file__, lifespan=lifespan)

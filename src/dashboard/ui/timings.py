@@ -35,14 +35,27 @@ def mark(name: str) -> None:
 @contextmanager
 def script_run(page: str) -> Iterator[None]:
     """Time the script run of ``page`` and append its line to the timings file, if one is set."""
+    if not os.environ.get(ENV_TIMINGS):
+        yield
+        return
+    # Read before the run: after st.stop() any Streamlit call raises, and the line would be lost.
+    query = {key: st.query_params.get_all(key) for key in st.query_params}
+    with timed(page, query):
+        yield
+
+
+@contextmanager
+def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None]:
+    """Time a block run in this thread as ``page`` (marks included), if a timings file is set.
+
+    `script_run` for a page; the server's warm-up (`dashboard.ui.warmup`) for its own line.
+    """
     path = os.environ.get(ENV_TIMINGS)
     if not path:
         yield
         return
     _RUN.started = time.perf_counter()
     _RUN.marks = {}
-    # Read before the run: after st.stop() any Streamlit call raises, and the line would be lost.
-    query = {key: st.query_params.get_all(key) for key in st.query_params}
     status = "ok"
     try:
         yield
@@ -55,7 +68,7 @@ def script_run(page: str) -> Iterator[None]:
             "page": page,
             "seconds": round(time.perf_counter() - _RUN.started, 4),
             "status": status,
-            "query": query,
+            "query": query or {},
             "marks": _RUN.marks,
         }
         _RUN.marks = None

@@ -1,0 +1,143 @@
+"""The server warms the default corpus as it starts (`dashboard.ui.warmup`), in the caches every page uses.
+
+In-process: `warm` fills the same cache entries a page run reads (one load, never two, even when a visit
+arrives mid-way), reads an index's stored topics but never fits a raw corpus's, and a failure is logged
+and left to the page. Against a real server (`streamlit run app.py`): `app.py` declares the server app
+that `streamlit run` finds, and the warm-up runs as the server starts, before any visit.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from server import running_server
+from streamlit.web.server.app_discovery import discover_asgi_app
+
+from dashboard import analysis, corpus, index
+from dashboard.ui import data, indexed, timings, warmup
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = REPO / "seeds"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> None:
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+@pytest.fixture(scope="module")
+def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("index") / "seeds.index"
+    index.build_index([SEEDS], out, workers=1)
+    return out
+
+
+def _source(corpus_path: Path) -> data.CorpusSource:
+    paths, origin = data.corpus_paths(["--corpus", str(corpus_path)], {})
+    return data.paths_source(paths, origin)
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, delay: float = 0.0) -> list[int]:
+    """Count (and optionally slow down) the real ``owner.name``; the calls' list grows by one per call."""
+    real = getattr(owner, name)
+    calls: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        time.sleep(delay)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_app_py_declares_the_server_app_that_streamlit_run_finds() -> None:
+    found = discover_asgi_app(REPO / "app.py")
+    assert found.is_asgi_app and found.import_string == "app:app"
+
+
+def test_warm_fills_the_cache_entry_a_page_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    loads = _counting(monkeypatch, corpus, "load")
+    warmup.warm(["--corpus", str(SEEDS)], {})
+    assert len(loads) == 1
+    source = _source(SEEDS)
+    first = data.load(source, "auto")
+    assert data.load(source, "auto") is first and len(loads) == 1  # the page's load is a cache hit
+    assert len(first.papers) > 0
+
+
+def test_a_visit_during_the_warm_up_waits_for_it_and_never_loads_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loads = _counting(monkeypatch, corpus, "load", delay=0.5)
+    thread = threading.Thread(target=warmup.warm, args=(["--corpus", str(SEEDS)], {}))
+    thread.start()
+    time.sleep(0.1)  # the warm-up is inside its (slowed) load now
+    visit = data.load(_source(SEEDS), "auto")
+    thread.join(timeout=60)
+    assert len(loads) == 1
+    assert data.load(_source(SEEDS), "auto") is visit
+
+
+def test_raw_files_are_never_fitted_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    fits = _counting(monkeypatch, analysis, "analyze")
+    warmup.warm(["--corpus", str(SEEDS)], {})
+    assert fits == []
+
+
+def test_an_index_s_stored_topics_are_read_at_start(
+    monkeypatch: pytest.MonkeyPatch, seeds_index: Path
+) -> None:
+    reads = _counting(monkeypatch, indexed, "analysis")
+    fits = _counting(monkeypatch, analysis, "analyze")
+    warmup.warm(["--corpus", str(seeds_index)], {})
+    assert len(reads) == 1 and fits == []
+    source = _source(seeds_index)
+    papers = data.load(source, "auto").papers
+    topics = data.analyze(source.digest, "auto", papers)
+    assert len(reads) == 1  # the page's analysis is a cache hit
+    assert topics.topics["topic"].nunique() > 1
+
+
+def test_a_failure_is_logged_and_left_to_the_page(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: object, **kwargs: object) -> object:
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(data, "load", broken)
+    with caplog.at_level(logging.ERROR, logger=warmup.LOG.name):
+        warmup.warm(["--corpus", str(SEEDS)], {})  # does not raise
+    assert "warming the default corpus failed" in caplog.text and "disk on fire" in caplog.text
+
+
+def test_the_warm_up_writes_its_own_timings_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(timings.ENV_TIMINGS, str(log))
+    warmup.warm(["--corpus", str(SEEDS)], {})
+    (line,) = [json.loads(text) for text in log.read_text().splitlines()]
+    assert line["page"] == warmup.TIMINGS_PAGE and line["status"] == "ok"
+    assert list(line["marks"]) == ["load", "modules"]  # raw files: no topics at start
+
+
+@pytest.mark.slow
+def test_a_real_server_warms_its_corpus_as_it_starts_before_any_visit(
+    tmp_path: Path, seeds_index: Path
+) -> None:
+    log = tmp_path / "runs.jsonl"
+    env = {timings.ENV_TIMINGS: str(log)}
+    with running_server(["--corpus", str(seeds_index)], env=env) as (_url, process):
+        deadline = time.monotonic() + 60
+        while not (log.is_file() and log.read_text().strip()):
+            assert process.poll() is None and time.monotonic() < deadline, "no warm-up line within 60 s"
+            time.sleep(0.2)
+        lines = [json.loads(text) for text in log.read_text().splitlines()]
+    assert [line["page"] for line in lines] == [warmup.TIMINGS_PAGE]  # no page has run: nobody visited
+    assert lines[0]["status"] == "ok" and list(lines[0]["marks"]) == ["load", "modules", "topics"]
