@@ -32,10 +32,16 @@ def test_a_map_region_is_picked_with_sliders_and_a_button_as_a_drag_would() -> N
     at = _page("topics")
     x, y = at.slider(key=f"{keys.MAP_REGION}.x"), at.slider(key=f"{keys.MAP_REGION}.y")
     (x0, x1), (y0, y1) = x.value, y.value
+
+    def offered() -> int:
+        return int(str(at.button(key=f"{keys.MAP_REGION}.apply").label).split()[2].replace(",", ""))
+
+    whole = offered()  # the whole map: every paper (the seeds all have a place on it)
+    assert f"{whole:,} of {whole:,} papers" in " ".join(m.value for m in at.sidebar.markdown)
     x.set_range(x0, round((x0 + x1) / 2, 1)).run()
     button = at.button(key=f"{keys.MAP_REGION}.apply")
-    every = int(str(button.label).split()[2].replace(",", ""))
-    assert every > 0
+    every = offered()
+    assert 0 < every < whole
     button.click().run()
     assert not at.exception
     box = at.query_params["box"]

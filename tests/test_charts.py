@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ import plotly.graph_objects as go
 import pytest
 from synthetic import TOPIC_LABELS, make_papers
 
-from dashboard import charts
+from dashboard import charts, figures
 
 PAPERS = make_papers()
 TOPICS = pd.DataFrame({"topic": [0, 1, 2, -1], "label": [*TOPIC_LABELS.values(), "Outlier"]})
@@ -42,7 +43,7 @@ FIGURES: dict[str, Callable[[], go.Figure]] = {
         pd.DataFrame([[1.0, 0.2], [0.2, 1.0]]), ["Paper A", "Paper B"]
     ),
     "words_histogram": lambda: charts.words_histogram(PAPERS["n_words"]),
-    "code_status_bars": lambda: charts.code_status_bars(PAPERS["code_status"]),
+    "code_status_bars": lambda: charts.code_status_bars(PAPERS["code_status"].value_counts()),
 }
 
 
@@ -135,6 +136,26 @@ def test_paper_map_samples_large_tables_and_says_so() -> None:
     fig = charts.paper_map(big, max_points=100)
     assert sum(len(values(trace["x"])) for trace in fig.to_dict()["data"]) == 100
     assert "100 of 300 papers sampled" in fig.layout.title.text
+
+
+@pytest.mark.parametrize("colour", ["topic", "year"])
+@pytest.mark.parametrize("highlight", [False, True])
+def test_a_webgl_map_made_unchecked_is_the_figure_plotly_checks(colour: str, highlight: bool) -> None:
+    big = pd.concat([PAPERS] * 600, ignore_index=True)  # 3,000 points: drawn with WebGL
+    big["id"] = [f"p{i}" for i in range(len(big))]
+    background = big[["x", "y"]].iloc[:500]
+    made = charts.paper_map(big, background=background, colour=colour, highlight=highlight, dragmode="select")
+    checked = charts.paper_map(
+        big, background=background, colour=colour, highlight=highlight, dragmode="select", validate=True
+    )
+    assert made.data[0].type == "scattergl" and not made._validate and checked._validate
+    assert json.loads(made.to_json()) == json.loads(checked.to_json())  # the same, up to key order
+    dark, dark_checked = figures.for_theme(made, "dark"), figures.for_theme(checked, "dark")
+    assert not dark._validate and json.loads(dark.to_json()) == json.loads(dark_checked.to_json())
+    assert dark.to_json() != made.to_json()  # recoloured
+    assert charts.paper_map(PAPERS)._validate  # an SVG map is checked as every other chart
+    with pytest.raises(ValueError, match="colr"):  # what the check would have caught, it still does
+        charts.figure([{"type": "scattergl", "marker": {"colr": "red"}}], title="t", validate=True)
 
 
 def test_paper_map_of_a_callers_sample_says_how_many_it_was_drawn_from() -> None:

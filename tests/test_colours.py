@@ -107,7 +107,7 @@ def _figures() -> list[go.Figure]:
         charts.choice_bars(counts, title="t", selected=["b"]),
         charts.topic_sizes(topics, pd.Series({0: 2, 1: 1, -1: 1}), selected=[0]),
         charts.words_histogram(pd.Series([10, 20, 30])),
-        charts.code_status_bars(pd.Series(["released", "no_code"])),
+        charts.code_status_bars(pd.Series(["released", "no_code"]).value_counts()),
         charts.top_counts(counts, title="t"),
         charts.release_rate(groups, title="t", group_title="g"),
     ]

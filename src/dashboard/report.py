@@ -148,8 +148,8 @@ def report_charts(view: ReportView) -> list[Chart]:
                 )
             )
     if "code_status" in shown:
-        statuses = shown["code_status"]
-        counted = statuses.value_counts().rename(index=lambda status: str(status).replace("_", " "))
+        statuses = shown["code_status"].value_counts()
+        counted = statuses.rename(index=lambda status: str(status).replace("_", " "))
         found.append(Chart(charts.code_status_bars(statuses), _top_summary("Code status", counted)))
     trend = _topic_share_by_year(shown, view.topic_names)
     if trend is not None:

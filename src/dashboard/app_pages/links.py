@@ -40,7 +40,7 @@ rate_charts = [
 ]
 # The first grouping (topics, when there are any) has the most groups: it gets the full width below.
 widest, others = (rate_charts[0], rate_charts[1:]) if rate_charts else (None, [])
-statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
+statuses = tables.value_counts_in_view(data.groups(digest, k, "code_status", papers), in_view)
 small = [charts.code_status_bars(statuses, title="Code status of the papers"), *others]
 pairs = st.container(key=keys.LINKS_STACK)  # stacked below 1280 px (see `markup.STYLE`)
 for row in range(0, len(small), 2):

@@ -104,7 +104,7 @@ if view.analysis is not None:
             )
 else:
     with left:
-        statuses = tables.categories_in_view(data.groups(digest, k, "code_status", papers), in_view)
+        statuses = tables.value_counts_in_view(data.groups(digest, k, "code_status", papers), in_view)
         components.chart(charts.code_status_bars(statuses), view, name="code-status")
 
 mark("topic charts")

@@ -557,8 +557,7 @@ def value_counts_without(view: View, field: str) -> pd.Series:
     others = view.mask_without(field).to_numpy(dtype=bool)
     digest, papers = view.source.digest, view.papers
     if field in _SINGLE:
-        values = tables.categories_in_view(data.groups(digest, view.filters.model, column, papers), others)
-        return values.value_counts(sort=False)
+        return tables.value_counts_in_view(data.groups(digest, view.filters.model, column, papers), others)
     return tables.counts_in_view(data.list_items(digest, column, True, papers), others)
 
 
@@ -1076,11 +1075,10 @@ def map_region_picker(view: View) -> None:
     Sliders (arrow keys) for the two map dimensions and a button that filters to the papers inside,
     as a box drawn with the mouse would (``box=`` in the URL).
     """
-    if "x" not in view.papers.columns or "y" not in view.papers.columns or not len(view.papers):
+    bounds = data.map_bounds(view.source.digest, view.papers)
+    if bounds is None:
         return
-    xs, ys = view.papers["x"].to_numpy(dtype=float), view.papers["y"].to_numpy(dtype=float)
-    low_x, high_x = float(np.floor(np.nanmin(xs) * 10) / 10), float(np.ceil(np.nanmax(xs) * 10) / 10)
-    low_y, high_y = float(np.floor(np.nanmin(ys) * 10) / 10), float(np.ceil(np.nanmax(ys) * 10) / 10)
+    low_x, high_x, low_y, high_y, placed = bounds
     with st.popover("Pick a region with the keyboard", icon=":material/keyboard:", type="tertiary"):
         st.caption("The same as a box drawn on the map: set both ranges with the arrow keys, then select.")
         x0, x1 = st.slider(
@@ -1091,7 +1089,12 @@ def map_region_picker(view: View) -> None:
             "Map dimension 2", low_y, max(high_y, low_y + 0.1), (low_y, high_y), step=0.1,
             key=f"{keys.MAP_REGION}.y",
         )  # fmt: skip
-        inside = int(((xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1) & view.mask.to_numpy()).sum())
+        in_view = view.array_without()
+        if (x0, x1, y0, y1) == (low_x, max(high_x, low_x + 0.1), low_y, max(high_y, low_y + 0.1)):
+            inside = np.count_nonzero(in_view & placed)  # the whole map: every placed paper in view
+        else:
+            xs, ys = view.papers["x"].to_numpy(dtype=float), view.papers["y"].to_numpy(dtype=float)
+            inside = np.count_nonzero((xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1) & in_view)
         st.button(
             f"Select these {inside:,} papers",
             key=f"{keys.MAP_REGION}.apply",

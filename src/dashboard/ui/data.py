@@ -506,6 +506,23 @@ def method_meanings(digest: str, _papers: pd.DataFrame) -> tables.Groups:
     return tables.list_items(pd.Series(meanings, index=_papers.index, dtype=object), once_per_row=False)
 
 
+@_per_corpus(max_entries=8)
+def map_bounds(digest: str, _papers: pd.DataFrame) -> tuple[float, float, float, float, np.ndarray] | None:
+    """(x from, x to, y from, y to, placed) of the paper map: its coordinates' range rounded out to
+    tenths, and per paper whether it has both coordinates (read-only); None without a map. Once per
+    corpus: the keyboard's region picker read a million coordinates four times a run."""
+    if "x" not in _papers.columns or "y" not in _papers.columns or not len(_papers):
+        return None
+    xs, ys = _papers["x"].to_numpy(dtype=float), _papers["y"].to_numpy(dtype=float)
+    placed = ~(np.isnan(xs) | np.isnan(ys))
+    if not placed.any():
+        return None
+    placed.setflags(write=False)
+    low_x, high_x = float(np.floor(np.nanmin(xs) * 10) / 10), float(np.ceil(np.nanmax(xs) * 10) / 10)
+    low_y, high_y = float(np.floor(np.nanmin(ys) * 10) / 10), float(np.ceil(np.nanmax(ys) * 10) / 10)
+    return low_x, high_x, low_y, high_y, placed
+
+
 MAP_HOVERS_KEPT = 4 * charts.MAP_POINTS  # papers first in the map's order whose hover texts are kept
 MAP_HOVER_COLUMNS = ("title", "authors", "year", "method_names")  # what `charts.map_hover` reads
 

@@ -246,10 +246,14 @@ def values_in_view(groups: Groups, mask: np.ndarray) -> pd.Index:
     return groups.values.take(np.flatnonzero(groups.counts(mask)))
 
 
-def categories_in_view(groups: Groups, mask: np.ndarray) -> pd.Series:
-    """The column of the papers in ``mask`` as a categorical: counted by value at ``np.bincount`` speed."""
-    _, codes = groups.in_view(mask)
-    return pd.Series(pd.Categorical.from_codes(codes, categories=groups.values))
+def value_counts_in_view(groups: Groups, mask: np.ndarray) -> pd.Series:
+    """Papers in ``mask`` per value of a single-valued column: ``value_counts(sort=False)`` of the
+    masked column as a categorical (every value, zeros included, in the order of ``groups.values``).
+
+    Counted in paper order, weighed by the mask (`Groups.counts`): gathering the masked papers' codes
+    as a categorical first cost 11-14 ms a chart at a million papers.
+    """
+    return pd.Series(groups.counts(mask), index=groups.values, name="count")
 
 
 def counts_in_view(items: Groups, mask: np.ndarray) -> pd.Series:
