@@ -40,8 +40,7 @@ def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _source(corpus_path: Path) -> data.CorpusSource:
-    paths, origin = data.corpus_paths(["--corpus", str(corpus_path)], {})
-    return data.paths_source(paths, origin)
+    return data.default_source(["--corpus", str(corpus_path)], {})
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, delay: float = 0.0) -> list[int]:

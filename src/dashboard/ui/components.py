@@ -1082,15 +1082,15 @@ def map_region_picker(view: View) -> None:
     with st.popover("Pick a region with the keyboard", icon=":material/keyboard:", type="tertiary"):
         st.caption("The same as a box drawn on the map: set both ranges with the arrow keys, then select.")
         x0, x1 = st.slider(
-            "Map dimension 1", low_x, max(high_x, low_x + 0.1), (low_x, high_x), step=0.1,
+            "Map dimension 1", low_x, high_x, (low_x, high_x), step=0.1,
             key=f"{keys.MAP_REGION}.x",
         )  # fmt: skip
         y0, y1 = st.slider(
-            "Map dimension 2", low_y, max(high_y, low_y + 0.1), (low_y, high_y), step=0.1,
+            "Map dimension 2", low_y, high_y, (low_y, high_y), step=0.1,
             key=f"{keys.MAP_REGION}.y",
         )  # fmt: skip
         in_view = view.array_without()
-        if (x0, x1, y0, y1) == (low_x, max(high_x, low_x + 0.1), low_y, max(high_y, low_y + 0.1)):
+        if (x0, x1, y0, y1) == (low_x, high_x, low_y, high_y):
             inside = np.count_nonzero(in_view & placed)  # the whole map: every placed paper in view
         else:
             xs, ys = view.papers["x"].to_numpy(dtype=float), view.papers["y"].to_numpy(dtype=float)

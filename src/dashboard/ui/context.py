@@ -8,8 +8,6 @@ download agree. Heavy steps are cached in `dashboard.ui.data`; here they only sh
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -116,8 +114,7 @@ def _current_source() -> data.CorpusSource:
     chosen = st.session_state.get(keys.CORPUS_CHOICE, "uploaded")
     if isinstance(held, data.HeldUpload) and chosen == "uploaded":
         return data.upload_source(held, lambda: _held_files(held))
-    paths, origin = data.corpus_paths(sys.argv[1:], os.environ)
-    return data.paths_source(paths, origin)
+    return data.default_source()
 
 
 def _held_files(held: data.HeldUpload) -> list[tuple[str, bytes]]:

@@ -25,6 +25,7 @@ import gc
 import inspect
 import logging
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,6 +112,15 @@ def corpus_paths(argv: Sequence[str], environ: Mapping[str, str]) -> tuple[list[
     if from_env:
         return from_env, ENV_CORPUS
     return [str(SEEDS_DIR)], "bundled seeds"
+
+
+def default_source(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
+) -> CorpusSource:
+    """The corpus the server was started on (`corpus_paths` of its arguments and environment): what a
+    page shows without an upload, and what the server warms as it starts (`dashboard.ui.warmup`)."""
+    chosen = sys.argv[1:] if argv is None else argv
+    return paths_source(*corpus_paths(chosen, os.environ if environ is None else environ))
 
 
 def describe_paths(paths: Sequence[str], origin: str) -> str:
@@ -509,8 +519,9 @@ def method_meanings(digest: str, _papers: pd.DataFrame) -> tables.Groups:
 @_per_corpus(max_entries=8)
 def map_bounds(digest: str, _papers: pd.DataFrame) -> tuple[float, float, float, float, np.ndarray] | None:
     """(x from, x to, y from, y to, placed) of the paper map: its coordinates' range rounded out to
-    tenths, and per paper whether it has both coordinates (read-only); None without a map. Once per
-    corpus: the keyboard's region picker read a million coordinates four times a run."""
+    tenths (each range at least 0.1 wide: a slider's ends), and per paper whether it has both
+    coordinates (read-only); None without a map. Once per corpus: the keyboard's region picker read a
+    million coordinates four times a run."""
     if "x" not in _papers.columns or "y" not in _papers.columns or not len(_papers):
         return None
     xs, ys = _papers["x"].to_numpy(dtype=float), _papers["y"].to_numpy(dtype=float)
@@ -520,7 +531,7 @@ def map_bounds(digest: str, _papers: pd.DataFrame) -> tuple[float, float, float,
     placed.setflags(write=False)
     low_x, high_x = float(np.floor(np.nanmin(xs) * 10) / 10), float(np.ceil(np.nanmax(xs) * 10) / 10)
     low_y, high_y = float(np.floor(np.nanmin(ys) * 10) / 10), float(np.ceil(np.nanmax(ys) * 10) / 10)
-    return low_x, high_x, low_y, high_y, placed
+    return low_x, max(high_x, low_x + 0.1), low_y, max(high_y, low_y + 0.1), placed
 
 
 MAP_HOVERS_KEPT = 4 * charts.MAP_POINTS  # papers first in the map's order whose hover texts are kept

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -45,7 +43,6 @@ MODULES = (
     "dashboard.trend_charts",
     "dashboard.tree_charts",
     "dashboard.papermap",
-    "plotly.graph_objects",
 )
 
 THREAD_NAME = "paper-dashboard-warm-up"
@@ -65,9 +62,7 @@ def warm(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         try:
             from dashboard.ui import data, indexed
 
-            chosen = sys.argv[1:] if argv is None else argv
-            paths, origin = data.corpus_paths(chosen, os.environ if environ is None else environ)
-            source = data.paths_source(paths, origin)
+            source = data.default_source(argv, environ)
             result = data.load(source, "auto")
             timings.mark("load")
             for name in MODULES:
