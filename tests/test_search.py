@@ -71,6 +71,25 @@ def test_ranking_rows_are_exactly_the_filter_hits() -> None:
         assert result.mode == "all" and not result.notes
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_best_first_is_the_order_of_a_lexsort_by_score_then_position(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 3_000))
+    scores = rng.choice(rng.random(40) * 12, size=n)  # few distinct scores: many ties, as BM25 gives
+    scores[rng.random(n) < 0.1] = 0.0
+    if seed % 2 and n > 10:  # scores apart in their last bits only: the keys cannot tell them apart
+        scores[n // 2 :] = np.nextafter(scores[n // 2 :], np.inf)
+        scores[rng.random(n) < 0.05] = -0.0
+    expected = np.lexsort((np.arange(n), -scores))
+    assert np.array_equal(ranking.best_first(scores), expected)
+
+
+def test_best_first_breaks_ties_by_position_not_by_luck() -> None:
+    scores = np.array([1.0, 3.0, 1.0, 3.0, 2.0, 0.0, 3.0])
+    assert ranking.best_first(scores).tolist() == [1, 3, 6, 4, 0, 2, 5]
+    assert ranking.best_first(np.array([np.nan, 1.0])).tolist() == [1, 0]  # NaN last, as lexsort puts it
+
+
 def test_a_typo_or_a_plural_still_finds_the_paper_and_says_so() -> None:
     index = _index(["Transformer models\nAttention is used.", "Gaussian process\nKernel regression."] * 600)
     typo = ranking.search(index, "tranformer")
