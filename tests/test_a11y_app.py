@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -82,6 +84,10 @@ def test_show_the_data_of_a_map_lists_its_first_papers_not_the_grey_ones_behind(
     assert len(table) == 200 and figures.data_rows(fig) == 450  # the grey points are no data
     assert table["id"].tolist() == [f"p0.{i}" for i in range(150)] + [f"p1.{i}" for i in range(50)]
     assert set(table["series"]) == {"0: t", "1: t"}
+    # The dashboard's map: points carry row numbers; the table names the papers
+    rows = go.Figure(go.Scatter(x=[0.0, 1.0, 2.0], y=[0.0] * 3, customdata=np.array([2, 0, 1])))
+    ids = components.PaperIds(pd.Series(["first", "second", "third"], index=[10, 11, 12]))
+    assert figures.data_table(rows, ids=ids)["id"].tolist() == ["third", "first", "second"]
     heat = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], x=["a", "b"], y=["c", "d"]))
     rows = figures.data_table(heat).to_dict("records")
     assert rows == [{"": "c", "a": 1, "b": 2}, {"": "d", "a": 3, "b": 4}]

@@ -6,17 +6,16 @@ from `Filters.mask` on the loaded table, so the page is checked against what the
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import people_corpus
 import plotly.graph_objects as go
 import plotly.io
 import pytest
+from plotly_arrays import values
 from streamlit.testing.v1 import AppTest
 
 from dashboard import corpus
@@ -72,16 +71,9 @@ def charts_by_title(at: AppTest) -> dict[str, go.Figure]:
     return {fig.layout.title.text: fig for fig in figures}
 
 
-def _array(value: Any) -> list[Any]:
-    # Plotly sends numeric arrays as base64 ("bdata") with their dtype.
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
-    return list(value)
-
-
 def bars(fig: go.Figure) -> dict[str, int]:
     trace = fig.data[0]
-    return {str(v): int(n) for v, n in zip(_array(trace.customdata), _array(trace.x), strict=True)}
+    return {str(v): int(n) for v, n in zip(values(trace.customdata), values(trace.x), strict=True)}
 
 
 def needs(papers: pd.DataFrame, *columns: str) -> None:

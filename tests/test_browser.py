@@ -18,6 +18,8 @@ import pandas as pd
 import pytest
 from server import REPO, running_app
 
+from dashboard import corpus
+
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 COUNT = re.compile(r"([\d,]+) of ([\d,]+) papers")
@@ -248,6 +250,41 @@ def test_selecting_points_on_the_map_filters_to_them(app_url: str, browser: obje
     assert 0 < counts(page)[0] < total
     assert "id" not in query(page) and len(query(page)["box"][0].split(",")) == 4
     assert len(href(page)) < 200
+    no_errors(page)
+
+
+def test_a_lasso_around_a_point_of_the_map_filters_to_that_paper(app_url: str, browser: object) -> None:
+    """The map's points carry row numbers (`components.PaperIds`): a selection must still name the
+    paper under the mouse, the one its hover box shows."""
+    page = open_page(browser, height=1400)
+    page.goto(f"{app_url}/topics")
+    settle(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').nth(1)  # type: ignore[attr-defined]
+    point = chart.locator(".scatterlayer .point").nth(5)
+    point.wait_for()
+    box = point.bounding_box()
+    x, y, r = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, 6
+    page.mouse.move(x, y)  # type: ignore[attr-defined]
+    hover = page.locator(".hoverlayer .hovertext")  # type: ignore[attr-defined]
+    hover.first.wait_for()
+    shown = hover.first.text_content() or ""
+
+    def lasso() -> None:
+        chart.hover()
+        chart.locator('.modebar-btn[data-title="Lasso Select"]').click()
+        page.mouse.move(x - r, y - r)  # type: ignore[attr-defined]
+        page.mouse.down()  # type: ignore[attr-defined]
+        for dx, dy in ((r, -r), (r, r), (-r, r), (-r, -r)):
+            page.mouse.move(x + dx, y + dy, steps=5)  # type: ignore[attr-defined]
+        page.mouse.up()  # type: ignore[attr-defined]
+
+    act_until_query(page, "id", lasso)
+    settle(page)
+    (picked,) = query(page)["id"]
+    papers = corpus.load(sorted((REPO / "seeds").glob("*"))).papers.set_index("id")
+    assert picked in papers.index  # an id, not the row number the point carries
+    assert " ".join(str(papers.loc[picked, "title"]).split()[:4]) in " ".join(shown.split())
+    assert counts(page)[0] == 1
     no_errors(page)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from plotly_arrays import values
 from synthetic import TOPIC_LABELS, make_papers
 
 from dashboard import charts, figures
@@ -18,13 +18,6 @@ from dashboard import charts, figures
 PAPERS = make_papers()
 TOPICS = pd.DataFrame({"topic": [0, 1, 2, -1], "label": [*TOPIC_LABELS.values(), "Outlier"]})
 HOSTILE = '<img src=x onerror="alert(1)"> :red[x] $x$'
-
-
-def values(array: Any) -> list:
-    """A figure's data array as a list: plotly's to_dict() packs numeric arrays as typed base64."""
-    if isinstance(array, dict) and "bdata" in array:
-        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"])).tolist()
-    return list(array)
 
 
 FIGURES: dict[str, Callable[[], go.Figure]] = {

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.io
 import pytest
+from plotly_arrays import values
 from sklearn.manifold import trustworthiness
 from sklearn.preprocessing import normalize
 from streamlit.testing.v1 import AppTest
@@ -147,9 +148,12 @@ def test_topics_page_draws_a_point_per_paper_and_colours_by_a_field(
     at.switch_page("src/dashboard/app_pages/topics.py").run()
     assert not at.exception
     figure = map_figure(at)
-    ids = [i for trace in figure["data"] for i in (trace.get("customdata") or [])]
+    rows = [i for trace in figure["data"] for i in values(trace.get("customdata", []))]
     papers = index.open_index(seeds_index).papers
-    assert sorted(ids) == sorted(papers["id"])
+    assert sorted(rows) == list(range(len(papers)))  # each point carries its paper's row number
+    for trace in figure["data"][:3]:  # ... at the paper's own place on the map
+        points = papers.iloc[values(trace["customdata"])]
+        assert np.allclose(points["x"], values(trace["x"])) and np.allclose(points["y"], values(trace["y"]))
     assert figure["layout"]["annotations"], "topic labels at their clusters"
     assert any(
         "<br>" in text for trace in figure["data"] for text in trace["hovertext"]
@@ -178,7 +182,7 @@ def test_a_box_on_the_map_filters_to_the_papers_inside_and_hits_stand_out(
     at.switch_page("src/dashboard/app_pages/topics.py").run()
     assert not at.exception
     figure = map_figure(at)
-    drawn = {i for trace in figure["data"] for i in (trace.get("customdata") or [])}
+    drawn = {papers["id"].iloc[i] for trace in figure["data"] for i in values(trace.get("customdata", []))}
     assert drawn == inside and 0 < len(inside) < len(papers)
     assert figure["data"][0]["name"] == "Filtered out"
     # the box round-trips through the URL as its four corners
@@ -187,7 +191,7 @@ def test_a_box_on_the_map_filters_to_the_papers_inside_and_hits_stand_out(
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
     at.query_params["q"] = "diffusion"
     at.switch_page("src/dashboard/app_pages/topics.py").run()
-    hits = [t for t in map_figure(at)["data"] if t.get("customdata")]
+    hits = [t for t in map_figure(at)["data"] if values(t.get("customdata", []))]
     assert hits and all(t["marker"]["line"]["color"] == charts.HIT_OUTLINE for t in hits)
 
 

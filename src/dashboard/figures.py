@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -220,11 +221,15 @@ def data_rows(fig: go.Figure) -> int:
     return total
 
 
-def data_table(fig: go.Figure, *, max_rows: int = TABLE_ROWS) -> pd.DataFrame:
+def data_table(
+    fig: go.Figure, *, max_rows: int = TABLE_ROWS, ids: Callable[[Sequence[Any]], list[str]] | None = None
+) -> pd.DataFrame:
     """The numbers a chart draws, as a table ("show the data"): one row per bar, point or cell.
 
     Series names go in a ``series`` column when there are several; a scatter keeps its first
-    ``max_rows`` points. Traces drawn without hover (`_decoration`) are left out.
+    ``max_rows`` points, with an ``id`` column from their ``customdata`` (through ``ids`` where the
+    points carry something else, such as row numbers). Traces drawn without hover (`_decoration`) are
+    left out.
     """
     layout = fig.layout
     frames: list[pd.DataFrame] = []
@@ -259,9 +264,10 @@ def data_table(fig: go.Figure, *, max_rows: int = TABLE_ROWS) -> pd.DataFrame:
             frame = pd.DataFrame(
                 {x_name: list(trace.x[:wanted]), y_name if y_name != x_name else "y": list(trace.y[:wanted])}
             )
-            ids = trace.customdata
-            if ids is not None and len(ids) == len(trace.x) and np.asarray(ids).ndim == 1:
-                frame.insert(0, "id", [str(i) for i in ids[:wanted]])
+            points = trace.customdata
+            if points is not None and len(points) == len(trace.x) and np.asarray(points).ndim == 1:
+                named = ids(points[:wanted]) if ids is not None else [str(i) for i in points[:wanted]]
+                frame.insert(0, "id", named)
         else:
             continue
         if len(fig.data) > 1:

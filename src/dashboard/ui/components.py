@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import islice
 from pathlib import Path
@@ -78,12 +78,14 @@ def chart(
     key: str | None = None,
     config: Mapping[str, Any] | None = None,
     alt: str = "",
+    ids: Callable[[Sequence[Any]], list[str]] | None = None,
     **selection: Any,
 ) -> Any:
     """A Plotly chart in the user's theme's colours, with "Show the data" and "Save" under it.
 
     ``alt`` is the chart's text alternative for a screen reader (default: `figures.describe`, what
-    it shows and its largest values); "Show the data" lists the numbers it draws as a table.
+    it shows and its largest values); "Show the data" lists the numbers it draws as a table, with the
+    paper ids ``ids`` makes of the points' ``customdata`` (`figures.data_table`).
     ``name`` names the saved file (with the filters, like every download) and keys the controls;
     ``selection`` goes to `st.plotly_chart` (``on_select``, ``selection_mode``). Returns its event.
     """
@@ -93,12 +95,14 @@ def chart(
         shown, key=key, config=dict(config or CHART_CONFIG), alt=alt or figures.describe(fig), **selection
     )
     row = st.container(horizontal=True, horizontal_alignment="right")
-    show_data(fig, row, name=name)
+    show_data(fig, row, name=name, ids=ids)
     save_chart(fig, view, name=name, row=row)
     return event
 
 
-def show_data(fig: Any, row: Any, *, name: str) -> None:
+def show_data(
+    fig: Any, row: Any, *, name: str, ids: Callable[[Sequence[Any]], list[str]] | None = None
+) -> None:
     """The "Show the data" popover: the chart's numbers as a plain HTML table (`figures.data_table`).
 
     `st.table`, not `st.dataframe`: a real ``<table>`` a screen reader walks cell by cell (the grid
@@ -117,7 +121,7 @@ def show_data(fig: Any, row: Any, *, name: str) -> None:
     )
     if popover.open:
         with popover:
-            table = figures.data_table(fig)
+            table = figures.data_table(fig, ids=ids)
             more = f" The first {len(table):,} of {total:,} rows are listed." if total > len(table) else ""
             st.caption(escape_markdown(figures.describe(fig) + more))
             st.table(table, hide_index=True)
@@ -964,7 +968,7 @@ def box_of(selection: Mapping[str, Any]) -> tuple[float, ...]:
     return (min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1))
 
 
-def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
+def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]], ids_of: PaperIds) -> None:
     state = st.session_state.get(chart_key)
     selection = state["selection"] if state else {}
     # A box is kept as its corners (box=x0,x1,y0,y1): thousands of papers in a short URL.
@@ -972,7 +976,7 @@ def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
     if box:
         update_filters(lambda f: replace(f, box=box, id=()))
         return
-    ids = [str(i) for i in picked(selection.get("points") or [], lookup)]
+    ids = ids_of(picked(selection.get("points") or [], lookup))
     if not ids:
         return
     if len(ids) > MAX_VALUES_PER_KEY:
@@ -984,8 +988,18 @@ def _on_map_pick(chart_key: str, lookup: Sequence[Sequence[Any]]) -> None:
     update_filters(lambda f: replace(f, id=tuple(ids), box=()))
 
 
+@dataclass(frozen=True)
+class PaperIds:
+    """The paper ids of row numbers of a corpus (the map's points carry row numbers)."""
+
+    column: pd.Series
+
+    def __call__(self, rows: Sequence[Any]) -> list[str]:
+        return self.column.iloc[np.asarray(rows, dtype=np.int64)].astype(str).tolist()
+
+
 MAP_COLUMNS: tuple[str, ...] = (
-    "id", "title", "authors", "year", "method_names", "topic", "topic_label", "x", "y",
+    "title", "authors", "year", "method_names", "topic", "topic_label", "x", "y",
 )  # fmt: skip
 
 
@@ -1024,23 +1038,30 @@ def paper_map(view: View, key: str, colour: str = "topic") -> None:
     order, ranks, hovers = data.map_sample_order(view.source.digest, view.papers)
     shown, behind = charts.sample_in_order(mask, order), charts.sample_in_order(~mask, order)
     columns = MAP_COLUMNS if colour in MAP_COLUMNS else (*MAP_COLUMNS, colour)
+    # Each point carries its row number, not its paper id: a tenth of the bytes (10,000 ids were a
+    # tenth of the map sent each run); a selection and "Show the data" look the ids up (`PaperIds`).
     fig = charts.paper_map(
-        rows_of(view.papers, shown, columns).assign(hover=_hovers(view, shown, ranks, hovers)),
+        rows_of(view.papers, shown, columns).assign(
+            hover=_hovers(view, shown, ranks, hovers), row=shown.astype(np.int32)
+        ),
         background=rows_of(view.papers, behind, ("x", "y")) if len(behind) else None,
         n_papers=n_inside,
         colour=colour,
         highlight=bool(view.filters.q) and n_inside < len(mask),
         dragmode="select",  # a drag selects papers (zoom and lasso stay in the toolbar)
+        point_data="row",
     )
+    ids = PaperIds(view.papers["id"])
     # The grey background trace has no ids: selecting its points picks nothing.
-    lookup = [list(trace.customdata) if trace.customdata is not None else [] for trace in fig.data]
+    lookup = [trace.customdata if trace.customdata is not None else [] for trace in fig.data]
     chart(
         fig,
         view,
         name="map",
         key=f"{key}.{colour}",
         config=MAP_CONFIG,
-        on_select=partial(_on_map_pick, f"{key}.{colour}", lookup),
+        ids=ids,
+        on_select=partial(_on_map_pick, f"{key}.{colour}", lookup, ids),
         selection_mode=("points", "box", "lasso"),
     )
     map_region_picker(view)
