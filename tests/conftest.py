@@ -42,15 +42,22 @@ def corpora_dir() -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def private_disk_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Every app the tests start keeps its disk cache in a fresh folder, never in the user's own."""
+    """Every app the tests start keeps its disk cache in a fresh folder, never in the user's own.
+
+    Small corpora (the seeds) are not kept behind the page (``PAPER_DASHBOARD_CACHE_SMALL=0``): an
+    entry finished halfway through the run would switch later tests to it at a random test and start a
+    build child in each. `test_diskcache` turns it on where it tests it.
+    """
     folder = tmp_path_factory.mktemp("analysis-cache")
-    before = os.environ.get("PAPER_DASHBOARD_CACHE_DIR")
-    os.environ["PAPER_DASHBOARD_CACHE_DIR"] = str(folder)
+    settings = {"PAPER_DASHBOARD_CACHE_DIR": str(folder), "PAPER_DASHBOARD_CACHE_SMALL": "0"}
+    before = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
     yield folder
-    if before is None:
-        os.environ.pop("PAPER_DASHBOARD_CACHE_DIR", None)
-    else:
-        os.environ["PAPER_DASHBOARD_CACHE_DIR"] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(autouse=True)

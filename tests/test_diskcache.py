@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,8 @@ def test_settings_from_the_environment(tmp_path: Path) -> None:
     )
     assert diskcache.wanted([str(SEEDS_DIR)], {"PAPER_DASHBOARD_CACHE_MIN_MB": "0"})
     assert not diskcache.wanted([str(SEEDS_DIR)], {})  # the seeds are far below 8 MB
+    assert diskcache.keeps_small({}) and not diskcache.keeps_small({"PAPER_DASHBOARD_CACHE_SMALL": "0"})
+    assert not diskcache.keeps_small({"PAPER_DASHBOARD_CACHE_DIR": "none"})
     assert diskcache.max_bytes({"PAPER_DASHBOARD_CACHE_MAX_MB": "2"}) == 2 << 20
     assert diskcache.max_bytes({"PAPER_DASHBOARD_CACHE_MAX_MB": "lots"}) == diskcache.DEFAULT_MAX_BYTES
 
@@ -154,10 +157,85 @@ def test_the_app_opens_a_large_corpus_from_the_disk_cache_on_the_next_start(
     assert any("57 papers" in e.label for e in again.sidebar.expander)
 
 
+def _builds(out: Path) -> dict[int, str]:
+    """The build children writing under ``out``: their process ids and command lines."""
+    found = {}
+    for status in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            command = status.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(out) in command and " index " in command:
+            found[int(status.parent.name)] = command
+    return found
+
+
+def _wait_for(check: Callable[[], object], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def test_a_small_corpus_is_kept_behind_the_page_at_the_lowest_priority(
+    tmp_path: Path, digest: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert diskcache.existing(digest, root=tmp_path) is None
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", str(tmp_path))  # where build_behind writes
+    thread = diskcache.build_behind([str(SEEDS_DIR)], digest)
+    _wait_for(lambda: _builds(tmp_path))
+    (pid,) = _builds(tmp_path)
+
+    def nice() -> int:  # /proc/<pid>/stat: field 19 (the 17th after the command's closing bracket)
+        try:
+            return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[16])
+        except OSError:  # ended
+            return -1
+
+    _wait_for(lambda: nice() != 0, 60)  # the child lowers its own priority as it starts
+    lowered = nice()
+    thread.join(300)
+    assert lowered == diskcache.BEHIND_NICE == 19
+    entry = diskcache.existing(digest, root=tmp_path)
+    assert entry is not None and diskcache.is_valid(entry, digest)
+    assert [p.name for p in tmp_path.iterdir()] == [entry.name]
+
+
+def test_the_app_opens_a_small_corpus_in_memory_then_from_disk_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PAPER_DASHBOARD_CACHE_SMALL")  # the default: small corpora are kept
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    first = AppTest.from_file(app, default_timeout=180).run()
+    assert not first.exception
+    labels = [e.label for e in first.sidebar.expander]
+    assert any("57 papers" in label for label in labels)
+    assert not any("analysis cached on disk" in label for label in labels)  # served at once, in memory
+
+    def entries() -> list[Path]:
+        return [p for p in tmp_path.iterdir() if p.name.startswith("index-")]
+
+    _wait_for(entries)
+    assert len(entries()) == 1
+    st.cache_resource.clear()  # as a restarted server: nothing in memory
+    st.cache_data.clear()
+    again = AppTest.from_file(app, default_timeout=180).run()
+    assert not again.exception
+    labels = [e.label for e in again.sidebar.expander]
+    assert any("57 papers" in label for label in labels)
+    assert any("analysis cached on disk" in label for label in labels)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
 def test_a_build_ends_when_the_server_that_started_it_ends(tmp_path: Path) -> None:
     import subprocess
     import sys
-    import time
 
     out = tmp_path / "never"
     code = (
@@ -167,25 +245,13 @@ def test_a_build_ends_when_the_server_that_started_it_ends(tmp_path: Path) -> No
     server = subprocess.Popen([sys.executable, "-c", code, str(SEEDS_DIR), str(out)])
 
     def builds() -> list[str]:
-        found = []
-        for status in Path("/proc").glob("[0-9]*/cmdline"):
-            try:
-                command = status.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if str(out) in command and "index" in command:
-                found.append(command)
-        return found
+        return list(_builds(out).values())
 
-    deadline = time.monotonic() + 60
-    while not builds() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    _wait_for(builds, 60)
     assert builds(), "the build child started"
     server.kill()  # the server dies with the build under way
     server.wait()
-    deadline = time.monotonic() + 60
-    while builds() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    _wait_for(lambda: not builds(), 60)
     assert builds() == []
     # Ended, not finished: left alone, the child would have written a complete index there.
     from dashboard.index import is_index

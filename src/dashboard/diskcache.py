@@ -2,8 +2,13 @@
 
 A raw corpus of `MIN_BYTES` or more is turned into a prebuilt index (the format of
 :mod:`dashboard.index`) in a cache directory, once; every later server start opens that index
-(memory-mapped) instead of reading and analysing the files again. Smaller corpora are analysed in
-memory as before: they take seconds, and the index would change nothing a user sees.
+(memory-mapped) instead of reading and analysing the files again.
+
+A smaller corpus is analysed in memory (a second or two: its first start never waits for a build),
+and its entry is built **behind** it (`build_behind`), in a child process at the lowest CPU priority:
+the next server start opens the entry (`existing`) and shows its first page as soon as a warm one
+(the seeds: no topic fit and no scikit-learn import in a start). ``PAPER_DASHBOARD_CACHE_SMALL=0``
+keeps small corpora in memory only.
 
 - **Where:** ``PAPER_DASHBOARD_CACHE_DIR``, else ``$XDG_CACHE_HOME/paper-dashboard/analysis``, else
   ``~/.cache/paper-dashboard/analysis``.
@@ -25,13 +30,16 @@ sessions) keep their speed while it works.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -43,10 +51,13 @@ from dashboard import index as paper_index
 ENV_CACHE_DIR = "PAPER_DASHBOARD_CACHE_DIR"
 ENV_CACHE_MAX_MB = "PAPER_DASHBOARD_CACHE_MAX_MB"
 ENV_CACHE_MIN_MB = "PAPER_DASHBOARD_CACHE_MIN_MB"
+ENV_CACHE_SMALL = "PAPER_DASHBOARD_CACHE_SMALL"
+BEHIND_NICE = 19  # a build behind a served corpus takes only the CPU nobody else wants
 DEFAULT_MAX_BYTES = 4096 << 20
 MIN_BYTES = paper_index.SMALL_CORPUS_BYTES
 LAST_USED = ".last-used"
 BUILD_TIMEOUT_S = 6 * 3600
+LOG = logging.getLogger(__name__)
 
 Builder = Callable[[Sequence[str], Path], None]
 
@@ -98,6 +109,20 @@ def wanted(paths: Sequence[str | Path], environ: Mapping[str, str] = os.environ)
     return size >= min_bytes(environ)
 
 
+def keeps_small(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether a corpus under `min_bytes` gets an entry built behind it (``PAPER_DASHBOARD_CACHE_SMALL``)."""
+    return enabled(environ) and environ.get(ENV_CACHE_SMALL, "").strip() not in ("0", "false", "no", "off")
+
+
+def existing(digest: str, *, root: Path | None = None) -> Path | None:
+    """The sound entry of the corpus ``digest`` (marked as used now), or None: nothing is built here."""
+    entry = (cache_root() if root is None else root) / entry_name(digest)
+    if not is_valid(entry, digest):
+        return None
+    touch(entry)
+    return entry
+
+
 def entry_name(digest: str, settings: Mapping[str, object] | None = None) -> str:
     """The directory name of a corpus's entry: its digest, the settings and the index format."""
     key = json.dumps(
@@ -131,18 +156,21 @@ _CHILD = (
     "    pass\n"
     "if str(os.getppid()) != sys.argv.pop(1):\n"  # the server ended before the line above ran
     "    sys.exit(3)\n"
+    "os.nice(int(sys.argv.pop(1)))\n"
     "from dashboard.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
 
 
-def build_with_cli(paths: Sequence[str], out: Path) -> None:
+def build_with_cli(paths: Sequence[str], out: Path, *, nice: int = 0) -> None:
     """Build the index of ``paths`` into ``out`` with ``paper-dashboard index`` in a child process.
 
     The child ends with the server (a stopped server leaves no build running) and after
-    `BUILD_TIMEOUT_S` at the latest; what it wrote is then removed by `cached_index`.
+    `BUILD_TIMEOUT_S` at the latest; what it wrote is then removed by `cached_index`. ``nice`` lowers
+    its CPU priority (`os.nice`).
     """
-    command = [sys.executable, "-c", _CHILD, str(os.getpid()), "index", *map(str, paths), "--out", str(out)]
+    command = [sys.executable, "-c", _CHILD, str(os.getpid()), str(nice), "index", *map(str, paths)]
+    command += ["--out", str(out)]
     # Its messages go to a file, not a pipe: the build's life must not hang on anyone reading them.
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         try:
@@ -192,6 +220,21 @@ def cached_index(
             shutil.rmtree(work, ignore_errors=True)
     evict(root, max_bytes() if limit is None else limit, keep=entry)
     return entry
+
+
+def build_behind(paths: Sequence[str], digest: str, *, build: Builder | None = None) -> threading.Thread:
+    """Start building the entry of a served corpus in a daemon thread (`cached_index`), the child at
+    `BEHIND_NICE`, for the next server start; a failure is logged and changes nothing."""
+
+    def run() -> None:
+        try:
+            cached_index(paths, digest, build=build or functools.partial(build_with_cli, nice=BEHIND_NICE))
+        except (CacheError, OSError) as error:
+            LOG.warning("the analysis could not be kept on disk for the next start: %s", error)
+
+    thread = threading.Thread(target=run, name="paper-dashboard-cache-behind", daemon=True)
+    thread.start()
+    return thread
 
 
 def touch(entry: Path) -> None:

@@ -163,13 +163,30 @@ def paths_source(paths: Sequence[str], origin: str) -> CorpusSource:
         label = describe_paths(paths, origin) + " (index)"
         return CorpusSource(label=label, digest=index_digest, paths=tuple(paths))
     digest = _paths_digest(_stat_signature(paths), tuple(paths))
-    if diskcache.wanted(paths):
+    entry: str | None = None
+    if diskcache.wanted(paths):  # large: built now, once, then opened at every start
         entry = _disk_cached(digest, tuple(paths))
-        cached_digest = indexed.digest_of(entry) if entry is not None else None
-        if entry is not None and cached_digest is not None:
-            label = describe_paths(paths, origin) + " (analysis cached on disk)"
-            return CorpusSource(label=label, digest=cached_digest, paths=(entry,))
+    elif diskcache.keeps_small():  # small: analysed in memory now, opened from disk at the next start
+        entry = _small_entry(digest, tuple(paths))
+    cached_digest = indexed.digest_of(entry) if entry is not None else None
+    if entry is not None and cached_digest is not None:
+        label = describe_paths(paths, origin) + " (analysis cached on disk)"
+        return CorpusSource(label=label, digest=cached_digest, paths=(entry,))
     return CorpusSource(label=describe_paths(paths, origin), digest=digest, paths=tuple(paths))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _small_entry(digest: str, _paths: tuple[str, ...]) -> str | None:
+    """A small corpus's disk entry when one is kept; else None, and its build starts behind the page
+    (`diskcache.build_behind`), once per server: this server goes on analysing the corpus in memory."""
+    try:
+        entry = diskcache.existing(digest)
+    except OSError as error:
+        LOG.warning("the disk cache could not be read: %s", error)
+        return None
+    if entry is None:
+        diskcache.build_behind(_paths, digest)
+    return str(entry) if entry is not None else None
 
 
 @st.cache_resource(
