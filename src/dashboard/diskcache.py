@@ -197,10 +197,10 @@ def cached_index(
     """
     root = cache_root() if root is None else root
     root.mkdir(parents=True, exist_ok=True)
+    found = existing(digest, root=root)
+    if found is not None:
+        return found
     entry = root / entry_name(digest)
-    if is_valid(entry, digest):
-        touch(entry)
-        return entry
     if entry.exists():  # damaged, half-removed or of another corpus: move it aside, never reuse it
         _discard(entry)
     work = root / f".building-{entry.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
