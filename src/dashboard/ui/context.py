@@ -8,9 +8,10 @@ download agree. Heavy steps are cached in `dashboard.ui.data`; here they only sh
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -147,8 +148,38 @@ def _analyse(
         return None, f"Topics could not be computed for this corpus ({type(error).__name__}: {error})."
 
 
+# The sidebar's filter widgets are drawn after the page (`finish_page`): a dozen select boxes, one with
+# thousands of author names, drawn before the page's first chart delayed it in the browser by 0.15-0.3 s
+# (alternating starts on the seeds). Their place is kept by a container, so nothing moves.
+_LATER = threading.local()
+
+
+def finish_page() -> None:
+    """Draw what `page_context` left for the end of the run: the filter widgets and the report button.
+
+    `app.py` calls it once the page has run (raised or not); a page that stops early calls `stop_page`.
+    """
+    pending = getattr(_LATER, "filters", None)
+    _LATER.filters = None
+    if pending is not None:
+        box, view = pending
+        with box:
+            sidebar.render_filters(view)
+            report_button(view)
+
+
+def stop_page() -> NoReturn:
+    """`st.stop()` for a page: the sidebar's filters are drawn first (a stopped run draws nothing more)."""
+    finish_page()
+    st.stop()
+
+
 def page_context() -> View:
-    """Load (cached), read the filters from the URL, analyse (cached), draw the sidebar."""
+    """Load (cached), read the filters from the URL, analyse (cached), draw the sidebar's top.
+
+    The filter widgets follow once the page is drawn (`finish_page`).
+    """
+    _LATER.filters = None
     st.html(STYLE)
     corpus_box = st.sidebar.container()
     source = _current_source()
@@ -230,9 +261,7 @@ def page_context() -> View:
         list_mask=in_lists,
         repo_generation=generation,
     )
-    sidebar.render(view, [*notices, *restricted])
-    with st.sidebar:
-        report_button(view)
+    _LATER.filters = (sidebar.render(view, [*notices, *restricted]), view)
     if problem:
         st.warning(escape_markdown(problem) + " The other pages still work.", icon=":material/warning:")
     return view

@@ -19,6 +19,8 @@ from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import read_filters, sync_widget, update_filters, write_filters
 
 if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
     from dashboard.ui.context import View
 
 # Widgets whose filters live behind "More filters": opened by itself when one of them is in use.
@@ -136,10 +138,13 @@ def _multiselect(
     )
 
 
-def render(view: View, notices: Sequence[str]) -> None:
-    """Draw the whole sidebar for ``view`` (the corpus section is drawn by `corpus_section`)."""
+def render(view: View, notices: Sequence[str]) -> DeltaGenerator:
+    """Draw the top of the sidebar for ``view``: the search box, the count line, the notices.
+
+    Returns the (still empty) container of the filter widgets, which `render_filters` fills once the
+    page is drawn (see `dashboard.ui.context.finish_page`). The corpus section is `corpus_section`'s.
+    """
     filters = view.filters
-    facets = view.facets
     with st.sidebar:
         sync_widget(keys.SEARCH, filters.q)
         st.text_input(
@@ -164,93 +169,99 @@ def render(view: View, notices: Sequence[str]) -> None:
         )
         for notice in notices:
             st.caption(":material/info: " + escape_markdown(notice))
+        return st.container()
 
-        if "topic" in facets:
-            _multiselect(
-                "Topics",
-                "topic",
-                keys.TOPIC,
-                facets["topic"],
-                filters.topic,
-                names=view.topic_names,
-                order=view.topic_order,
-            )
-        _multiselect("Research areas", "area", keys.AREA, facets.get("area"), filters.area)
+
+def render_filters(view: View) -> None:
+    """The filter widgets of ``view`` (one per facet the corpus has), in the current container."""
+    filters = view.filters
+    facets = view.facets
+    if "topic" in facets:
         _multiselect(
-            "Code status",
-            "code",
-            keys.CODE,
-            facets.get("code"),
-            filters.code,
-            names={s: s.replace("_", " ") for s in facets.get("code", pd.Series()).index},
+            "Topics",
+            "topic",
+            keys.TOPIC,
+            facets["topic"],
+            filters.topic,
+            names=view.topic_names,
+            order=view.topic_order,
+        )
+    _multiselect("Research areas", "area", keys.AREA, facets.get("area"), filters.area)
+    _multiselect(
+        "Code status",
+        "code",
+        keys.CODE,
+        facets.get("code"),
+        filters.code,
+        names={s: s.replace("_", " ") for s in facets.get("code", pd.Series()).index},
+    )
+    _multiselect(
+        "Authors",
+        "author",
+        keys.AUTHOR,
+        facets.get("author"),
+        filters.author,
+        typed=True,
+        help=_names_help("author", facets.get("author")),
+    )
+    decisions = facets.get("decision")
+    if has_decisions(decisions):
+        assert decisions is not None
+        _multiselect(
+            "Decision",
+            "decision",
+            keys.DECISION,
+            decisions,
+            filters.decision,
+            names={tier: decision_label(tier) for tier in decisions.index},
+            order=[tier for tier in DECISION_TIERS if tier in decisions.index],
+            help="The source's decision as a tier: oral, spotlight, poster, accept, reject, withdrawn.",
+        )
+    _multiselect(
+        "Repository",
+        "repo",
+        keys.REPO,
+        facets.get("repo"),
+        filters.repo,
+        names={s: s.replace("_", " ") for s in facets.get("repo", pd.Series()).index},
+        help="What the paper's own repository holds, from the last check (Links & code page).",
+    )
+    active_more = any(key in filters.active_keys() for key in MORE_FILTER_KEYS)
+    with st.expander("More filters", expanded=active_more):
+        _multiselect("Venue", "venue", keys.VENUE, facets.get("venue"), filters.venue)
+        years = facets.get("year")
+        _multiselect(
+            "Year",
+            "year",
+            keys.YEAR,
+            years,
+            filters.year,
+            order=sorted(years.index, reverse=True) if years is not None else None,
+        )
+        _multiselect("Source file", "source", keys.SOURCE, facets.get("source"), filters.source)
+        _multiselect(
+            "Link kinds",
+            "link",
+            keys.LINK,
+            facets.get("link"),
+            filters.link,
+            names={s: s.replace("_", " ") for s in facets.get("link", pd.Series()).index},
+            help="Papers with at least one link of a chosen kind.",
         )
         _multiselect(
-            "Authors",
-            "author",
-            keys.AUTHOR,
-            facets.get("author"),
-            filters.author,
+            "Datasets and benchmarks", "dataset", keys.DATASET, facets.get("dataset"), filters.dataset
+        )
+        _multiselect(
+            "Institutions",
+            "institution",
+            keys.INSTITUTION,
+            facets.get("institution"),
+            filters.institution,
             typed=True,
-            help=_names_help("author", facets.get("author")),
+            help=_names_help("institution", facets.get("institution")),
         )
-        decisions = facets.get("decision")
-        if has_decisions(decisions):
-            assert decisions is not None
-            _multiselect(
-                "Decision",
-                "decision",
-                keys.DECISION,
-                decisions,
-                filters.decision,
-                names={tier: decision_label(tier) for tier in decisions.index},
-                order=[tier for tier in DECISION_TIERS if tier in decisions.index],
-                help="The source's decision as a tier: oral, spotlight, poster, accept, reject, withdrawn.",
-            )
-        _multiselect(
-            "Repository",
-            "repo",
-            keys.REPO,
-            facets.get("repo"),
-            filters.repo,
-            names={s: s.replace("_", " ") for s in facets.get("repo", pd.Series()).index},
-            help="What the paper's own repository holds, from the last check (Links & code page).",
-        )
-        active_more = any(key in filters.active_keys() for key in MORE_FILTER_KEYS)
-        with st.expander("More filters", expanded=active_more):
-            _multiselect("Venue", "venue", keys.VENUE, facets.get("venue"), filters.venue)
-            years = facets.get("year")
-            _multiselect(
-                "Year",
-                "year",
-                keys.YEAR,
-                years,
-                filters.year,
-                order=sorted(years.index, reverse=True) if years is not None else None,
-            )
-            _multiselect("Source file", "source", keys.SOURCE, facets.get("source"), filters.source)
-            _multiselect(
-                "Link kinds",
-                "link",
-                keys.LINK,
-                facets.get("link"),
-                filters.link,
-                names={s: s.replace("_", " ") for s in facets.get("link", pd.Series()).index},
-                help="Papers with at least one link of a chosen kind.",
-            )
-            _multiselect(
-                "Datasets and benchmarks", "dataset", keys.DATASET, facets.get("dataset"), filters.dataset
-            )
-            _multiselect(
-                "Institutions",
-                "institution",
-                keys.INSTITUTION,
-                facets.get("institution"),
-                filters.institution,
-                typed=True,
-                help=_names_help("institution", facets.get("institution")),
-            )
-            _multiselect("Countries", "country", keys.COUNTRY, facets.get("country"), filters.country)
-            _words_slider(view)
+        _multiselect("Countries", "country", keys.COUNTRY, facets.get("country"), filters.country)
+        _words_slider(view)
 
 
 def _names_help(what: str, counts: pd.Series | None) -> str:
