@@ -214,8 +214,15 @@ def test_method_names_in_view_of_papers_naming_none_is_empty() -> None:
 
 @pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
 def test_shared_repos_in_view_equal_shared_repos(mask: np.ndarray) -> None:
-    fast = tables.shared_repos_in_view(tables.repo_groups(RANDOM), mask)
-    pd.testing.assert_frame_equal(fast, reference.shared_repos(RANDOM[mask]), check_dtype=False)
+    shared = tables.shared_repos_in_view(tables.repo_groups(RANDOM), mask)
+    expected = reference.shared_repos(RANDOM[mask])
+    pd.testing.assert_frame_equal(shared.table(), expected, check_dtype=False)
+    assert len(shared) == len(expected)
+    # A page of the table gathers the titles of its own rows only, and they are the same rows.
+    for rows in (slice(0, 3), slice(2, 7), slice(len(expected) - 1, len(expected) + 5)):
+        pd.testing.assert_frame_equal(
+            shared.table(rows), expected.iloc[rows].reset_index(drop=True), check_dtype=False
+        )
 
 
 def _tracker_by_explode(papers: pd.DataFrame) -> pd.DataFrame:

@@ -242,15 +242,15 @@ with right:
 mark("accounts and promised")
 shared = tables.shared_repos_in_view(data.repo_groups(digest, papers), in_view)
 st.header(f"Repositories shared by several papers ({len(shared):,})")
-if shared.empty:
+if not len(shared):
     st.caption("No repository is given as the code of more than one of these papers.")
 else:
     # One page, and a few titles a repository: at a million papers 4,700 repositories with 22 titles
     # each were 10 MB of text a run.
     pager = f"{keys.LINKS_SHARED_PAGE}.{view.filters.slug()}"
-    shared = shared.iloc[components.page_rows(len(shared), pager, "repositories", has_download=False)]
+    shown = shared.table(components.page_rows(len(shared), pager, "repositories", has_download=False))
     components.show_table(
-        shared.assign(titles=shared["titles"].map(tables.titles_text)).drop(columns="ids"),
+        shown.assign(titles=shown["titles"].map(tables.titles_text)).drop(columns="ids"),
         {
             "repo": st.column_config.TextColumn("Repository", width=200),
             "papers": st.column_config.NumberColumn("Papers", width=60),
