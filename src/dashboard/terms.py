@@ -337,7 +337,9 @@ class TermCounts:
             return pd.DataFrame(columns=columns).astype({"group": "str", "term": "str", "z": "float64"})
         # Not a sparse group-by-paper product: that costs several times one read of the entries.
         counts_in = self._group_sums(rows, group_index, len(labels))
-        if len(rows) == int(keep.sum()) and len(np.unique(rows)) == len(rows):
+        # rows come sorted (`_memberships`): distinct when no two neighbours are equal (np.unique of
+        # 50,000 rows to tell the same was a fifth of this comparison's time)
+        if len(rows) == int(keep.sum()) and not np.any(rows[1:] == rows[:-1]):
             total = counts_in.sum(axis=0)  # every paper in exactly one group: no second read of them
         else:
             total, _ = self.subset_counts(keep)
@@ -345,7 +347,9 @@ class TermCounts:
         # Only a term a group uses can be distinctive of it: the z-scores of those (group, term) pairs
         # alone, about one in twelve of the table on a sample of a million papers' 47 topics; the
         # counts outside a group are worked out for those pairs only (the whole table: 0.04 s).
-        group_of, term_of = np.nonzero(counts_in)  # by group, then term
+        # by group, then term; one flat scan of a boolean table (np.nonzero of the 2-D counts took 18 ms
+        # for 47 topics by 70,000 terms, this 3.5 ms)
+        group_of, term_of = np.divmod(np.flatnonzero(counts_in != 0), counts_in.shape[1])
         pair_in = counts_in[group_of, term_of]
         pair_out = np.clip(total[term_of] - pair_in, 0, None)
         total_in = counts_in.sum(axis=1)
@@ -381,7 +385,7 @@ class TermCounts:
 def _memberships(
     groups: pd.Series | Sequence[object], keep: np.ndarray, n_papers: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(paper, group) pairs of the kept papers: rows, group numbers, and the group names, sorted.
+    """(paper, group) pairs of the kept papers: rows (ascending), group numbers, and the group names, sorted.
 
     A value may be a list (a paper in several groups); empty values (None, NaN, "") are no group, and
     a paper listed twice in one group is in it once.
