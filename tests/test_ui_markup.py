@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 
 from dashboard import screen
 from dashboard.ui import markup
-from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
+from dashboard.ui.markup import (
+    checked_url,
+    chips_html,
+    escape_markdown,
+    link_html,
+    marked_html,
+    safe_url,
+    text_html,
+)
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -113,6 +121,21 @@ def test_escaped_markdown_has_no_unescaped_specials(text: str) -> None:
 )
 def test_safe_url(url: object, expected: str | None) -> None:
     assert safe_url(url) == expected
+    assert checked_url(url) == expected
+
+
+URL_PARTS = st.sampled_from(
+    ["http", "https", "HTTP", "hTtPs", "ftp", "javascript", ":", "://", "//", "/", "?", "#", "@", ".",
+     "-", "[", "]", ":80", ":99999", ":x", " ", "\t", "\u202e", "\u200b", "\xa0", "é", "a", "example.org",
+     "github.com", "x", "%20", "\\"]
+)  # fmt: skip
+
+
+@given(st.one_of(st.text(max_size=40), st.lists(URL_PARTS, max_size=10).map("".join)))
+def test_the_plain_url_shortcut_agrees_with_parsing(url: str) -> None:
+    # `safe_url` passes URLs of the plain shape without parsing them: every answer is the parser's.
+    assert safe_url(url) == checked_url(url)
+    assert safe_url("https://" + url) == checked_url("https://" + url)
 
 
 def test_link_html_only_links_http() -> None:

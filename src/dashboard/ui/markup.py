@@ -89,18 +89,32 @@ def _css_class(name: str) -> str:
     return re.sub(r"[^a-z0-9_-]", "", name.lower())
 
 
+# A URL of this shape passes every check of `safe_url` without parsing: an http(s) scheme, a host of
+# letters, digits, dots and hyphens, then printable ASCII only (no space, nothing invisible). The Links
+# page checks 4,500 URLs a run; parsed one by one they took 16 ms of it at a million papers.
+_PLAIN_URL = re.compile(r"[hH][tT][tT][pP][sS]?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][!-~]*)?")
+URL_MAX = 2048  # characters: a longer "URL" is not shown as a link
+
+
 def safe_url(url: object) -> str | None:
     """The URL if it is a plain http(s) URL with a host, else None (``javascript:``, ``data:``...).
 
     >>> safe_url("https://github.com/a/b"), safe_url("javascript:alert(1)")
     ('https://github.com/a/b', None)
     """
+    if isinstance(url, str) and len(url) <= URL_MAX and _PLAIN_URL.fullmatch(url):
+        return url
+    return checked_url(url)
+
+
+def checked_url(url: object) -> str | None:
+    """`safe_url` by parsing ``url`` (`safe_url` skips it for the plain shape nearly every URL has)."""
     if not isinstance(url, str):
         return None
     candidate = url.strip()
     if (
         not candidate
-        or len(candidate) > 2048
+        or len(candidate) > URL_MAX
         or has_invisible(candidate)
         or any(c.isspace() for c in candidate)
     ):
