@@ -180,6 +180,30 @@ def test_fast_frequencies_equal_the_straightforward_ones(keep: list[bool], top: 
     expected = _straightforward_frequencies(counts, mask)
     pd.testing.assert_frame_equal(counts.term_frequencies(mask), expected)
     pd.testing.assert_frame_equal(counts.term_frequencies(mask, top=top), expected.head(top))
+    without = counts.term_frequencies(mask, top=top, doc_freq=False)
+    pd.testing.assert_frame_equal(without, expected.head(top).drop(columns="doc_freq"))
+
+
+def test_occurrences_leave_the_papers_out_until_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = TermCounts.build(CORPUS)
+    exact = TermCounts.build(CORPUS).subset_counts(GRAPH_PAPERS)
+    asked: list[bool] = []
+    original = TermCounts._sum_rows
+    monkeypatch.setattr(
+        TermCounts,
+        "_sum_rows",
+        lambda self, rows, papers=True: asked.append(papers) or original(self, rows, papers=papers),
+    )
+    _ = counts._totals  # the corpus totals, counted once with both
+    asked.clear()
+    assert np.array_equal(counts.occurrences(GRAPH_PAPERS), exact[0])
+    assert np.array_equal(counts.occurrences(~GRAPH_PAPERS), counts._totals[0] - exact[0])
+    assert asked == [False, False]
+    assert counts.occurrences(GRAPH_PAPERS) is counts.occurrences(GRAPH_PAPERS.copy())  # remembered
+    both = counts.subset_counts(GRAPH_PAPERS)  # the papers are counted now, once
+    assert asked == [False, False, True]
+    assert np.array_equal(both[0], exact[0]) and np.array_equal(both[1], exact[1])
+    assert counts.occurrences(GRAPH_PAPERS) is both[0] and asked == [False, False, True]
 
 
 def test_distinctive_and_group_terms_equal_the_straightforward_ones() -> None:
@@ -244,7 +268,9 @@ def test_subset_counts_are_remembered_for_the_last_masks(monkeypatch: pytest.Mon
     calls: list[int] = []
     original = TermCounts._sum_rows
     monkeypatch.setattr(
-        TermCounts, "_sum_rows", lambda self, rows: calls.append(len(rows)) or original(self, rows)
+        TermCounts,
+        "_sum_rows",
+        lambda self, rows, **kw: calls.append(len(rows)) or original(self, rows, **kw),
     )
     again = counts.subset_counts(GRAPH_PAPERS.copy())  # an equal mask, another array
     assert calls == [] and again[0] is first[0] and again[1] is first[1]
@@ -267,7 +293,9 @@ def test_subset_counts_within_a_known_subset_read_only_the_rows_it_leaves_out(
     rows_read: list[list[int]] = []
     original = TermCounts._sum_rows
     monkeypatch.setattr(
-        TermCounts, "_sum_rows", lambda self, rows: rows_read.append(list(rows)) or original(self, rows)
+        TermCounts,
+        "_sum_rows",
+        lambda self, rows, **kw: rows_read.append(list(rows)) or original(self, rows, **kw),
     )
     got = counts.subset_counts(inside, within=known)
     assert rows_read == [[1]]
@@ -290,9 +318,9 @@ def test_sums_over_rows_copied_a_chunk_at_a_time_are_the_sums_of_the_rows(
     summed_in: list[str] = []
     sum_chunks = TermCounts._sum_chunks
 
-    def recorded(self: TermCounts, rows: np.ndarray, starts: Any) -> tuple[np.ndarray, np.ndarray]:
+    def recorded(self: TermCounts, rows: np.ndarray, starts: Any, *, papers: bool = True) -> Any:
         summed_in.append(threading.current_thread().name)
-        return sum_chunks(self, rows, starts)
+        return sum_chunks(self, rows, starts, papers=papers)
 
     monkeypatch.setattr(TermCounts, "_sum_chunks", recorded)
     rng = np.random.default_rng(4)
@@ -308,3 +336,5 @@ def test_sums_over_rows_copied_a_chunk_at_a_time_are_the_sums_of_the_rows(
     many = threads > 1 and len(rows) > terms.SUM_CHUNK
     assert len(summed_in) == (threads if many else 1)
     assert all(name.startswith("term-sums") for name in summed_in) == many
+    alone, none = counts._sum_rows(rows, papers=False)  # the occurrences without the papers
+    assert alone.tolist() == occurrences.tolist() and none is None

@@ -60,7 +60,7 @@ with middle:
 
 with st.spinner("Counting terms (once per corpus and setting)…"):
     counts = data.term_counts(view.source.digest, int(ngram), keep_stop_words, view.papers)
-frequencies = counts.term_frequencies(view.mask.to_numpy(), top=CLOUD_TERMS)
+frequencies = counts.term_frequencies(view.mask.to_numpy(), top=CLOUD_TERMS, doc_freq=False)
 
 mark("frequencies")
 left, right = st.container(key=keys.TERMS_STACK).columns([2, 3])  # stacked below 1280 px
