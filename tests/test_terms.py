@@ -7,12 +7,13 @@ import math
 import threading
 from collections.abc import Iterator
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dashboard import terms
@@ -160,6 +161,32 @@ def test_keyword_in_context() -> None:
     ]
     assert len(keyword_in_context(texts, "graph", limit=1)) == 1
     assert keyword_in_context(texts, "absent").columns.tolist() == ["id", "left", "match", "right"]
+
+
+# Words of the terms below in several cases and forms, and with letters that Unicode case-folds to
+# ASCII ones (long s, Kelvin sign, dotted and dotless i), joined by separators or glued together.
+KWIC_WORDS = ["studies", "Study", "STUDY", "stud", "gyms", "Gym", "skies", "Sky", "ſky", "ſtudies",
+              "Kelvin", "graph", "Graph", "neural", "NEURAL", "IMAGES", "image", "İmage", "ımage",
+              "é", "x"]  # fmt: skip
+KWIC_TEXT = st.lists(
+    st.tuples(st.sampled_from(KWIC_WORDS), st.sampled_from([" ", " ", "-", ", ", "\n", ""]))
+).map(lambda parts: "".join(word + gap for word, gap in parts))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    texts=st.lists(KWIC_TEXT, max_size=8),
+    term=st.sampled_from(["image", "Gym", "study", "graph neural", "sky", "k", "s-g"]),
+)
+@example(texts=["Two studies, one STUDY.", "no match here"], term="study")
+@example(texts=["ſky and İmage", "Graph-Neural nets"], term="graph neural")
+def test_keyword_in_context_skips_only_abstracts_that_cannot_match(texts: list[str], term: str) -> None:
+    # ASCII abstracts without the term's first letters are passed over unscanned: never one with a line.
+    pairs = list(enumerate(texts))
+    fast = keyword_in_context(pairs, term, width=10)
+    with mock.patch.object(terms, "_literal_start", lambda _term: ""):  # every abstract scanned
+        scanned = keyword_in_context(pairs, term, width=10)
+    pd.testing.assert_frame_equal(fast, scanned)
 
 
 def _straightforward_frequencies(counts: TermCounts, mask: np.ndarray) -> pd.DataFrame:

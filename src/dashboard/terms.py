@@ -440,6 +440,16 @@ def _memberships(
     return rows, group_index, labels.astype(object)
 
 
+def _literal_start(term: str) -> str:
+    """Lower-case ASCII text that every match of `term_pattern` (``term``) holds, in any case ("" if none
+    such): the first word less a final "y" (its plural is "ies")."""
+    words = [w for w in re.split(r"[\s\-]+", term.strip()) if w]
+    if not words:
+        return ""
+    first = words[0][:-1] if len(words[0]) > 2 and words[0].endswith("y") else words[0]
+    return first.lower() if first.isascii() else ""
+
+
 def _word_pattern(word: str) -> str:
     """A word with its plural forms ("study" matches "studies", "model" matches "models")."""
     escaped = re.escape(word)
@@ -493,10 +503,14 @@ def keyword_in_context(
     occurrences, so it returns the first ``limit`` in corpus order.
     """
     pattern = term_pattern(term)
+    # An ASCII abstract without the term's first letters in any case cannot match: one `in` of its
+    # lower-case copy instead of the pattern's scan (a rarer term read 1,700 abstracts for 500 lines, 34 ms).
+    # Other abstracts are scanned whole: case folding beyond ASCII can change what matches.
+    literal = _literal_start(term)
     pairs = texts.items() if isinstance(texts, pd.Series) else texts
     rows: list[tuple[object, str, str, str]] = []
     for paper_id, text in pairs:
-        if not isinstance(text, str):
+        if not isinstance(text, str) or (literal and text.isascii() and literal not in text.lower()):
             continue
         for match in pattern.finditer(text):
             start, end = match.span()
