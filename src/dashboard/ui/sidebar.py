@@ -187,23 +187,8 @@ def render_filters(view: View) -> None:
             order=view.topic_order,
         )
     _multiselect("Research areas", "area", keys.AREA, facets.get("area"), filters.area)
-    _multiselect(
-        "Code status",
-        "code",
-        keys.CODE,
-        facets.get("code"),
-        filters.code,
-        names={s: s.replace("_", " ") for s in facets.get("code", pd.Series()).index},
-    )
-    _multiselect(
-        "Authors",
-        "author",
-        keys.AUTHOR,
-        facets.get("author"),
-        filters.author,
-        typed=True,
-        help=_names_help("author", facets.get("author")),
-    )
+    _spaced_multiselect("Code status", "code", keys.CODE, view)
+    _names_multiselect("Authors", "author", keys.AUTHOR, view)
     decisions = facets.get("decision")
     if has_decisions(decisions):
         assert decisions is not None
@@ -217,13 +202,11 @@ def render_filters(view: View) -> None:
             order=[tier for tier in DECISION_TIERS if tier in decisions.index],
             help="The source's decision as a tier: oral, spotlight, poster, accept, reject, withdrawn.",
         )
-    _multiselect(
+    _spaced_multiselect(
         "Repository",
         "repo",
         keys.REPO,
-        facets.get("repo"),
-        filters.repo,
-        names={s: s.replace("_", " ") for s in facets.get("repo", pd.Series()).index},
+        view,
         help="What the paper's own repository holds, from the last check (Links & code page).",
     )
     active_more = any(key in filters.active_keys() for key in MORE_FILTER_KEYS)
@@ -239,29 +222,30 @@ def render_filters(view: View) -> None:
             order=sorted(years.index, reverse=True) if years is not None else None,
         )
         _multiselect("Source file", "source", keys.SOURCE, facets.get("source"), filters.source)
-        _multiselect(
-            "Link kinds",
-            "link",
-            keys.LINK,
-            facets.get("link"),
-            filters.link,
-            names={s: s.replace("_", " ") for s in facets.get("link", pd.Series()).index},
-            help="Papers with at least one link of a chosen kind.",
+        _spaced_multiselect(
+            "Link kinds", "link", keys.LINK, view, help="Papers with at least one link of a chosen kind."
         )
         _multiselect(
             "Datasets and benchmarks", "dataset", keys.DATASET, facets.get("dataset"), filters.dataset
         )
-        _multiselect(
-            "Institutions",
-            "institution",
-            keys.INSTITUTION,
-            facets.get("institution"),
-            filters.institution,
-            typed=True,
-            help=_names_help("institution", facets.get("institution")),
-        )
+        _names_multiselect("Institutions", "institution", keys.INSTITUTION, view)
         _multiselect("Countries", "country", keys.COUNTRY, facets.get("country"), filters.country)
         _words_slider(view)
+
+
+def _spaced_multiselect(label: str, field: str, key: str, view: View, help: str | None = None) -> None:
+    """A filter whose values are identifiers (``project_page``): shown with spaces (``project page``)."""
+    counts = view.facets.get(field)
+    names = {s: s.replace("_", " ") for s in counts.index} if counts is not None else None
+    _multiselect(label, field, key, counts, getattr(view.filters, field), names=names, help=help)
+
+
+def _names_multiselect(label: str, field: str, key: str, view: View) -> None:
+    """A filter by names (authors, institutions): typed to find one among the many (`_names_help`)."""
+    counts = view.facets.get(field)
+    _multiselect(
+        label, field, key, counts, getattr(view.filters, field), typed=True, help=_names_help(field, counts)
+    )
 
 
 def _names_help(what: str, counts: pd.Series | None) -> str:
