@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from repo_api import FakeRepo, World, serving
@@ -16,6 +17,7 @@ from dashboard import corpus
 from dashboard.filters import Filters
 from dashboard.repocheck.columns import with_repo_columns
 from dashboard.repocheck.targets import targets_in
+from dashboard.ui import repos
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
@@ -169,3 +171,17 @@ def test_a_damaged_cache_degrades_the_feature_not_the_page(
     assert any("damaged" in c.value for c in at.sidebar.caption)
     repo_table = next(d.value for d in at.dataframe if "repo_state" in d.value.columns)
     assert set(repo_table["repo_state"]) == {"not checked"}
+
+
+def test_keys_in_view_are_the_keys_of_the_targets_in_view(seed_papers: pd.DataFrame) -> None:
+    # The page counts (and asks the cache about) keys; a check takes the targets, in corpus order.
+    digest = "keys-in-view-test"
+    rng = np.random.default_rng(3)
+    masks = [np.ones(len(seed_papers), dtype=bool), np.zeros(len(seed_papers), dtype=bool)]
+    masks += [rng.random(len(seed_papers)) < share for share in (0.1, 0.3, 0.6)]
+    for mask in masks:
+        keys = repos.keys_in_view(digest, seed_papers, mask)
+        targets = repos.targets_in_view(digest, seed_papers, mask)
+        assert sorted(keys.tolist()) == sorted(target.key for target in targets)
+        assert len(set(keys.tolist())) == len(keys)
+    assert len(repos.keys_in_view(digest, seed_papers, masks[0])) == 11  # the button's "11 to check"

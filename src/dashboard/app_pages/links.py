@@ -54,7 +54,7 @@ mark("release charts")
 # Is the code there? Answers come from the repository cache at once; only the button asks the APIs.
 st.header("Is the code there?")
 repo_keys = data.repo_keys(digest, papers)
-wanted = repos.targets_in_view(digest, papers, in_view)
+wanted = repos.keys_in_view(digest, papers, in_view)  # the targets themselves only for a check
 n_pending, cache_problem = repos.pending(wanted)
 st.caption(
     f"{len(wanted):,} repositories on GitHub, GitLab and Hugging Face are linked by these papers; "
@@ -82,7 +82,7 @@ with button_column:
 with limits_column:
     st.caption(repos.stored_limits())
 if clicked:
-    summary, run_problem = repos.run_check(wanted)
+    summary, run_problem = repos.run_check(repos.targets_in_view(digest, papers, in_view))
     st.session_state[keys.LINKS_CHECK_REPORT] = repos.report(summary) if summary else run_problem
     st.rerun()
 

@@ -37,8 +37,23 @@ def targets(digest: str, _papers: pd.DataFrame) -> tuple[dict[str, Target], pd.D
     return target_table(_papers, data.link_table(digest, _papers))
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _target_codes(digest: str, _papers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(paper row, key code) of every (paper, repository) pair, and the keys: `keys_in_view` counts them."""
+    _, pairs = targets(digest, _papers)
+    codes, keys = pd.factorize(pairs["key"].to_numpy(dtype=object))
+    return pairs["row"].to_numpy(dtype=np.int64), codes, np.asarray(keys, dtype=object)
+
+
+def keys_in_view(digest: str, papers: pd.DataFrame, in_view: np.ndarray) -> np.ndarray:
+    """The distinct repositories linked by the papers in view, as keys, in no set order: what the count
+    and `pending` need on every run (a dict of 100,000 keys took 13-18 ms a run at a million papers)."""
+    rows, codes, keys = _target_codes(digest, papers)
+    return keys[np.bincount(codes[in_view[rows]], minlength=len(keys)) > 0]
+
+
 def targets_in_view(digest: str, papers: pd.DataFrame, in_view: np.ndarray) -> list[Target]:
-    """The distinct repositories linked by the papers in view, in corpus order."""
+    """The distinct repositories linked by the papers in view, in corpus order (what a check asks)."""
     by_key, pairs = targets(digest, papers)
     keys = pairs["key"].to_numpy()[in_view[pairs["row"].to_numpy()]]
     return [by_key[key] for key in dict.fromkeys(keys)]
@@ -49,8 +64,8 @@ def enabled() -> bool:
     return checking_enabled(os.environ)
 
 
-def pending(wanted: list[Target]) -> tuple[int, str]:
-    """(how many have no fresh answer, problem) without asking the network."""
+def pending(wanted: np.ndarray) -> tuple[int, str]:
+    """(how many of the repository keys ``wanted`` have no fresh answer, problem), without the network."""
     path = data.repo_cache_path()
     try:
         store = Store.open_existing(path)
@@ -59,8 +74,8 @@ def pending(wanted: list[Target]) -> tuple[int, str]:
     if store is None:
         return len(wanted), ""
     with store:
-        fresh = store.fresh_keys([t.key for t in wanted], 7.0)
-    return sum(1 for t in wanted if t.key not in fresh), ""
+        fresh = store.fresh_keys(wanted.tolist(), 7.0)
+    return sum(1 for key in wanted.tolist() if key not in fresh), ""
 
 
 def limits_line(limits: Mapping[str, tuple[int | None, float | None]]) -> str:
