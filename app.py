@@ -12,7 +12,6 @@ ICON = Path(__file__).resolve().parent / "src" / "dashboard" / "data" / "page_ic
 def main() -> None:
     """One script run: the page the URL names."""
     from dashboard.ui import timings
-    from dashboard.ui.context import finish_page
 
     st.set_page_config(page_title="Paper Dashboard", page_icon=str(ICON), layout="wide")
     page = st.navigation(
@@ -28,10 +27,7 @@ def main() -> None:
         ]
     )
     with timings.script_run(page.title):  # a no-op unless PAPER_DASHBOARD_TIMINGS names a file (bench/)
-        try:
-            page.run()
-        finally:
-            finish_page()  # the sidebar's filter widgets, drawn after the page (see `finish_page`)
+        page.run()
 
 
 if __name__ == "__main__":  # a script run (Streamlit runs this file as "__main__" for each)

@@ -84,7 +84,7 @@ def test_every_page_renders_with_filters_that_select_nothing(page: str) -> None:
     at = app(page, {"q": "zzzz-no-such-word"})
     assert_no_exception(at)
     assert count_line(at)[0] == 0
-    # The page stops early; the filters to loosen are drawn all the same (`context.stop_page`).
+    # The page stops early; the filters to loosen it are in the sidebar all the same.
     assert "Topics" in [widget.label for widget in at.sidebar.multiselect]
     assert "More filters" in [expander.label for expander in at.sidebar.expander]
     if page != "compare":

@@ -5,7 +5,7 @@ import streamlit as st
 from dashboard import charts, lookup, similarity
 from dashboard.ui import components, keys, tables
 from dashboard.ui import library as library_ui
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 from dashboard.ui.markup import chips_html, escape_markdown, marked_html, shortened, text_html
 from dashboard.ui.url import write_query
 
@@ -106,7 +106,7 @@ if len(picked) < 2:
                 args=(str(row.id),),
                 type="tertiary",
             )
-    stop_page()
+    st.stop()
 
 DISTINCT_SHOWN = 12
 

@@ -4,14 +4,14 @@ import streamlit as st
 
 from dashboard.ui import components
 from dashboard.ui import library as library_ui
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 
 view = page_context()
 components.page_header("Library", view, "Your reading lists, kept between visits")
 current = library_ui.store()
 if current.library is None:
     library_ui.unavailable(current)
-    stop_page()
+    st.stop()
 st.caption(f"Kept in {current.location.label}.")
 library_ui.notice()
 

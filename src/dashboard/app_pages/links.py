@@ -5,13 +5,13 @@ import streamlit as st
 
 from dashboard import charts
 from dashboard.ui import components, data, keys, repos, tables
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 from dashboard.ui.timings import mark
 
 view = page_context()
 components.page_header("Links & code", view, "Who released code, and where the links go")
 if components.empty_state(view, keys.LINKS_CLEAR):
-    stop_page()
+    st.stop()
 
 mark("context")
 # Links, groups and repositories are worked out once per corpus (`dashboard.ui.data`); a filter

@@ -9,13 +9,13 @@ import streamlit as st
 from dashboard import charts
 from dashboard.schema import DECISION_TIERS
 from dashboard.ui import components, data, keys, sidebar, tables
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 from dashboard.ui.timings import mark
 
 view = page_context()
 components.page_header("Overview", view, "What is in this corpus")
 if components.empty_state(view, keys.OVERVIEW_CLEAR):
-    stop_page()
+    st.stop()
 
 mark("context")
 # Counted from per-corpus codes with the mask (`tables.Groups`): no copy of the filtered papers.

@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard.ui import components, keys, ranked
 from dashboard.ui import library as library_ui
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import param
 
@@ -18,7 +18,7 @@ result = ranked.found(view)  # None: no search and no "papers like" (corpus orde
 if result is not None:
     ranked.say_how(view, result)
 if (result is None or len(result.rows) == 0) and components.empty_state(view, keys.PAPERS_CLEAR):
-    stop_page()
+    st.stop()
 if result is not None and len(result.rows) == 0:
     result = None  # e.g. a text sharing no term: the filtered papers as they are
 

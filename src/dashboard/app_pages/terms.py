@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard import charts, figures, terms
 from dashboard.ui import components, data, keys
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
 from dashboard.ui.url import param, setting, sync_widget, write_query
@@ -26,7 +26,7 @@ GROUP_SAMPLE = 50_000  # papers the group comparison counts at most (a seeded sa
 view = page_context()
 components.page_header("Terms", view, "The words these papers use")
 if components.empty_state(view, keys.TERMS_CLEAR):
-    stop_page()
+    st.stop()
 
 mark("context")
 ngram = setting(keys.URL_NGRAM, NGRAMS, default="1")

@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import charts
 from dashboard.ui import components, indexed, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
 from dashboard.ui.url import update_filters
@@ -16,7 +16,7 @@ view = page_context()
 components.page_header("Topics", view, "Groups of papers that use the same words")
 if view.analysis is None:
     st.info("Topics are not available for this corpus; the other pages still work.", icon=":material/info:")
-    stop_page()
+    st.stop()
 
 mark("context")
 settings, note = st.columns([1, 3], vertical_alignment="bottom")
@@ -30,7 +30,7 @@ with note:
     )
 # No match: only the empty state (charts and a table of zeros above it said nothing).
 if components.empty_state(view, keys.TOPICS_CLEAR):
-    stop_page()
+    st.stop()
 
 # Widgets that show something of the model carry its identity in their key: another number of
 # topics (or corpus) gives new widgets, so none keeps a topic, a label or a selection of the old one.

@@ -16,7 +16,7 @@ import streamlit as st
 from dashboard import export, trend_charts, trends
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.ui import components, data, keys, trend_data
-from dashboard.ui.context import page_context, stop_page
+from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
 from dashboard.ui.url import param, read_query, setting, sync_widget, update_filters, write_query
@@ -31,7 +31,7 @@ view = page_context()
 mark("context")
 components.page_header("Trends", view, "How topics, terms, code and decisions move across years and venues")
 if components.empty_state(view, keys.TRENDS_CLEAR):
-    stop_page()
+    st.stop()
 
 papers, digest, k = view.papers, view.source.digest, view.filters.model
 axes = trend_data.axes(digest, k, papers)
@@ -55,7 +55,7 @@ if len(years) < 2 and len(venues) < 2:
         ),
         icon=":material/timeline:",
     )
-    stop_page()
+    st.stop()
 
 
 def _on_setting(widget_key: str, url_key: str, default: str) -> None:

@@ -8,10 +8,9 @@ download agree. Heavy steps are cached in `dashboard.ui.data`; here they only sh
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -148,39 +147,8 @@ def _analyse(
         return None, f"Topics could not be computed for this corpus ({type(error).__name__}: {error})."
 
 
-# The sidebar's filter widgets are drawn after the page (`finish_page`): the page's own content comes
-# first. Without them at all, the seeds' first chart came 0.14-0.3 s sooner in the browser; drawn last,
-# 0.03-0.21 s sooner on warm visits and no sooner on a cold start (README, "How fast"). Their place is
-# kept by a container, so nothing moves.
-_LATER = threading.local()
-
-
-def finish_page() -> None:
-    """Draw what `page_context` left for the end of the run: the filter widgets and the report button.
-
-    `app.py` calls it once the page has run (raised or not); a page that stops early calls `stop_page`.
-    """
-    pending = getattr(_LATER, "filters", None)
-    _LATER.filters = None
-    if pending is not None:
-        box, view = pending
-        with box:
-            sidebar.render_filters(view)
-            report_button(view)
-
-
-def stop_page() -> NoReturn:
-    """`st.stop()` for a page: the sidebar's filters are drawn first (a stopped run draws nothing more)."""
-    finish_page()
-    st.stop()
-
-
 def page_context() -> View:
-    """Load (cached), read the filters from the URL, analyse (cached), draw the sidebar's top.
-
-    The filter widgets follow once the page is drawn (`finish_page`).
-    """
-    _LATER.filters = None
+    """Load (cached), read the filters from the URL, analyse (cached), draw the sidebar."""
     st.html(STYLE)
     corpus_box = st.sidebar.container()
     source = _current_source()
@@ -262,7 +230,9 @@ def page_context() -> View:
         list_mask=in_lists,
         repo_generation=generation,
     )
-    _LATER.filters = (sidebar.render(view, [*notices, *restricted]), view)
+    sidebar.render(view, [*notices, *restricted])
+    with st.sidebar:
+        report_button(view)
     if problem:
         st.warning(escape_markdown(problem) + " The other pages still work.", icon=":material/warning:")
     return view

@@ -19,8 +19,6 @@ from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import read_filters, sync_widget, update_filters, write_filters
 
 if TYPE_CHECKING:
-    from streamlit.delta_generator import DeltaGenerator
-
     from dashboard.ui.context import View
 
 # Widgets whose filters live behind "More filters": opened by itself when one of them is in use.
@@ -138,12 +136,8 @@ def _multiselect(
     )
 
 
-def render(view: View, notices: Sequence[str]) -> DeltaGenerator:
-    """Draw the top of the sidebar for ``view``: the search box, the count line, the notices.
-
-    Returns the (still empty) container of the filter widgets, which `render_filters` fills once the
-    page is drawn (see `dashboard.ui.context.finish_page`). The corpus section is `corpus_section`'s.
-    """
+def render(view: View, notices: Sequence[str]) -> None:
+    """Draw the whole sidebar for ``view`` (the corpus section is drawn by `corpus_section`)."""
     filters = view.filters
     with st.sidebar:
         sync_widget(keys.SEARCH, filters.q)
@@ -169,11 +163,11 @@ def render(view: View, notices: Sequence[str]) -> DeltaGenerator:
         )
         for notice in notices:
             st.caption(":material/info: " + escape_markdown(notice))
-        return st.container()
+        _filters(view)
 
 
-def render_filters(view: View) -> None:
-    """The filter widgets of ``view`` (one per facet the corpus has), in the current container."""
+def _filters(view: View) -> None:
+    """The filter widgets of ``view``: one per facet the corpus has."""
     filters = view.filters
     facets = view.facets
     if "topic" in facets:
