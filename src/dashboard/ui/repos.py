@@ -73,9 +73,10 @@ def pending(wanted: np.ndarray) -> tuple[int, str]:
         return len(wanted), str(error)
     if store is None:
         return len(wanted), ""
+    keys = wanted.tolist()
     with store:
-        fresh = store.fresh_keys(wanted.tolist(), 7.0)
-    return sum(1 for key in wanted.tolist() if key not in fresh), ""
+        fresh = store.fresh_keys(keys, 7.0)
+    return sum(1 for key in keys if key not in fresh), ""
 
 
 def limits_line(limits: Mapping[str, tuple[int | None, float | None]]) -> str:
