@@ -174,6 +174,21 @@ def test_release_in_view_equals_release_by_of_the_filtered_papers(column: str, m
     pd.testing.assert_frame_equal(fast, expected, check_dtype=False)
 
 
+@pytest.mark.parametrize("max_cells", [tables.JOINT_CELLS, 64, 2])  # one joint count; several; each apart
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+def test_releases_in_view_of_several_columns_equal_release_by_of_each(
+    mask: np.ndarray, max_cells: int
+) -> None:
+    columns = ["topic", "venue", "areas", "year", "source"]  # a list column among them is counted apart
+    labels = {t: f"topic {t}" for t in range(-1, 5)}
+    released = RANDOM["code_status"].eq("released").to_numpy()
+    groupings = [(tables.group_codes(RANDOM[c]), labels if c == "topic" else None) for c in columns]
+    fast = tables.releases_in_view(groupings, mask, released, max_cells=max_cells)
+    for column, table in zip(columns, fast, strict=True):
+        expected = reference.release_by(RANDOM[mask], column, labels if column == "topic" else None)
+        pd.testing.assert_frame_equal(table, expected, check_dtype=False)
+
+
 @pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
 @pytest.mark.parametrize("column", ["venue", "topic", "code_status", "areas"])
 def test_values_and_value_counts_in_view_equal_pandas(column: str, mask: np.ndarray) -> None:

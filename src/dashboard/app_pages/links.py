@@ -29,13 +29,14 @@ if tables.source_files_tell_something(sources_in_view):  # not the seeds' hashes
     groupings.append(("source", "source file", None))
 if view.analysis is not None:
     groupings.insert(0, ("topic", "topic", view.topic_names))
-rates = [
-    (tables.release_in_view(data.groups(digest, k, column, papers), in_view, is_released, labels), name)
-    for column, name, labels in groupings
-]
+rates = tables.releases_in_view(  # counted together: one pass over the papers for all of them
+    [(data.groups(digest, k, column, papers), labels) for column, _, labels in groupings],
+    in_view,
+    is_released,
+)
 rate_charts = [
     charts.release_rate(rate, title=f"Code released, per {name}", group_title="")
-    for rate, name in rates
+    for rate, (_, name, _) in zip(rates, groupings, strict=True)
     if len(rate) > 1
 ]
 # The first grouping (topics, when there are any) has the most groups: it gets the full width below.

@@ -78,10 +78,6 @@ def venue_year(papers: pd.DataFrame) -> pd.Series:
     return (venue + " " + year).str.strip()
 
 
-def _sort_key(column: pd.Series) -> pd.Series:
-    return column if column.name == "papers" else column.astype("str")
-
-
 def is_list_column(values: pd.Series) -> bool:
     """Whether a column holds lists (``areas``), told from its dtype and first value, not row by row.
 
@@ -198,20 +194,91 @@ def release_in_view(
 
     Equal to ``release_by(papers[mask], column, labels)`` for ``groups = group_codes(papers[column])``.
     """
-    papers = groups.counts(mask)
-    released_counts = groups.counts(mask & released)
+    return releases_in_view([(groups, labels)], mask, released)[0]
+
+
+JOINT_CELLS = 1 << 20  # cells of one joint count (float64: 8 MB): columns beyond it are counted apart
+
+
+def releases_in_view(
+    groupings: Sequence[tuple[Groups, Mapping[Any, str] | None]],
+    mask: np.ndarray,
+    released: np.ndarray,
+    *,
+    max_cells: int = JOINT_CELLS,
+) -> list[pd.DataFrame]:
+    """`release_in_view` of several columns (each `Groups` with its labels) over the same papers.
+
+    Single-valued columns are counted together: each paper's codes in all of them, and whether it
+    released code, make one number, and one `np.bincount` weighed by ``mask`` counts every
+    combination; each column's papers and releases are sums of that table. At a million papers,
+    two counts per column (papers, and papers with code) for four columns took 27 ms, this 9 ms.
+    Columns that would make it larger than ``max_cells`` start another such count; list columns
+    (a paper in several groups) are counted apart.
+    """
+    counted: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    batch: list[int] = []
+    cells = 2
+    for number, (groups, _) in enumerate(groupings):
+        if groups.by_row is None:
+            counted[number] = (groups.counts(mask), groups.counts(mask & released))
+            continue
+        size = len(groups.values) + 1  # `by_row` codes: 0 is no value
+        if batch and cells * size > max_cells:
+            counted.update(_joint_counts([groupings[n][0] for n in batch], batch, mask, released))
+            batch, cells = [], 2
+        batch.append(number)
+        cells *= size
+    if batch:
+        counted.update(_joint_counts([groupings[n][0] for n in batch], batch, mask, released))
+    return [
+        _release_table(groups, labels, *counted[number]) for number, (groups, labels) in enumerate(groupings)
+    ]
+
+
+def _joint_counts(
+    columns: Sequence[Groups], numbers: Sequence[int], mask: np.ndarray, released: np.ndarray
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """(papers, papers with code) per value of each single-valued column, from one joint count."""
+    sizes = [len(groups.values) + 1 for groups in columns]
+    cells = 2 * int(np.prod(sizes))
+    joint: np.ndarray = released.astype(np.int64 if cells > np.iinfo(np.int32).max else np.int32)
+    stride = 2
+    for groups, size in zip(columns, sizes, strict=True):
+        assert groups.by_row is not None
+        joint += groups.by_row.astype(joint.dtype, copy=False) * stride
+        stride *= size
+    # the last column varies slowest: axes in reverse order, then released (0/1)
+    table = np.bincount(joint, weights=mask, minlength=cells).reshape([*reversed(sizes), 2])
+    result = {}
+    for place, number in enumerate(numbers):
+        axis = len(sizes) - 1 - place
+        others = tuple(a for a in range(len(sizes)) if a != axis)
+        per_value = table.sum(axis=others)  # (size, 2): without code, with code
+        result[number] = (
+            per_value.sum(axis=1)[1:].astype(np.int64),
+            per_value[1:, 1].astype(np.int64),
+        )
+    return result
+
+
+def _release_table(
+    groups: Groups, labels: Mapping[Any, str] | None, papers: np.ndarray, released_counts: np.ndarray
+) -> pd.DataFrame:
+    """Group, released, papers of the values with papers: most papers first, then by name as text."""
     present = np.flatnonzero(papers)
-    table = pd.DataFrame(
+    values = groups.values.take(present)
+    names = [labels.get(v, str(v)) for v in values] if labels else list(values)
+    # sorted in Python: a frame's sort by a key was 3 ms a table, for a few dozen groups
+    order = sorted(range(len(present)), key=lambda n: (-int(papers[present[n]]), str(names[n])))
+    kept = present[order]
+    return pd.DataFrame(
         {
-            "group": groups.values.take(present),
-            "released": released_counts[present].astype(int),
-            "papers": papers[present].astype(int),
+            "group": [names[n] for n in order] if labels else values.take(order),
+            "released": released_counts[kept].astype(int),
+            "papers": papers[kept].astype(int),
         }
     )
-    if labels:
-        table["group"] = table["group"].map(lambda g: labels.get(g, str(g)))
-    table = table.sort_values(["papers", "group"], ascending=[False, True], key=_sort_key)
-    return table.reset_index(drop=True)
 
 
 def crosstab_in_view(
