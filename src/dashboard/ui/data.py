@@ -556,21 +556,30 @@ MAP_HOVER_COLUMNS = ("title", "authors", "year", "method_names")  # what `charts
 
 
 @_per_corpus(max_entries=4)
+def sample_order(digest: str, _papers: pd.DataFrame) -> np.ndarray:
+    """A seeded permutation of the papers, once per corpus (read-only): the order in which samples
+    of them are drawn (`charts.sample_in_order`: the paper map, the Terms page's group comparison)."""
+    order = np.random.default_rng(0).permutation(len(_papers))
+    order.setflags(write=False)
+    return order
+
+
+@_per_corpus(max_entries=4)
 def map_sample_order(digest: str, _papers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(order, rank, hovers) of the paper map's sample (`charts.sample_in_order`), once per corpus.
 
-    ``order`` is a seeded permutation of the papers and ``rank`` each paper's place in it; ``hovers``
+    ``order`` is `sample_order` and ``rank`` each paper's place in it; ``hovers``
     are the hover texts of the first `MAP_HOVERS_KEPT` papers of it, which hold the whole sample of any
     filter keeping a quarter of the papers or more (a filter change wrote 10,000 of them: 0.1 s of
     every Topics run at a million papers). Read-only.
     """
-    order = np.random.default_rng(0).permutation(len(_papers))
+    order = sample_order(digest, _papers)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
     first = np.sort(order[:MAP_HOVERS_KEPT])
     hovers = np.empty(len(order[:MAP_HOVERS_KEPT]), dtype=object)
     hovers[rank[first]] = charts.map_hover(tables.rows_of(_papers, first, MAP_HOVER_COLUMNS))
-    for array in (order, rank, hovers):
+    for array in (rank, hovers):
         array.setflags(write=False)
     return order, rank, hovers
 
