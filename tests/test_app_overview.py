@@ -141,6 +141,23 @@ def test_the_author_filter_in_the_sidebar_writes_the_url(people: pd.DataFrame) -
     assert list(at.main.dataframe[0].value["title"]) == list(people.loc[filters.mask(people), "title"])
 
 
+def test_the_author_list_offers_the_most_frequent_names_and_any_selected_one(
+    monkeypatch: pytest.MonkeyPatch, people: pd.DataFrame
+) -> None:
+    monkeypatch.setattr("dashboard.ui.sidebar.NAME_OPTIONS", 2)
+    counts = people["authors"].explode().dropna().value_counts()
+    top, rare = counts.index[:2].tolist(), counts.index[-1]
+    at = app("papers")
+    widget = at.multiselect(key=keys.AUTHOR)
+    assert widget.options == [f"{name} ({counts[name]:,})" for name in top]
+    # A name beyond the list (typed, or from a shared link) is offered too, selected, with its count.
+    at = app("papers", {"author": rare})
+    widget = at.multiselect(key=keys.AUTHOR)
+    assert widget.options == [f"{name} ({counts[name]:,})" for name in [*top, rare]]
+    assert widget.value == [rare]
+    assert shown_count(at) == int(Filters(author=(rare,)).mask(people).sum())
+
+
 def test_a_typed_author_name_finds_the_corpus_spelling() -> None:
     at = app(query={"author": "ada  LOVELACE"})
     assert_no_exception(at)

@@ -106,28 +106,33 @@ def _multiselect(
     names: dict[Any, str] | None = None,
     help: str | None = None,
     order: Sequence[Any] | None = None,
-    typed: bool = False,
+    offered: Mapping[Any, str] | None = None,
 ) -> None:
+    """A filter's multiselect of ``counts``' values, each labelled with its number of papers.
+
+    ``offered`` makes it a name list (`_names_multiselect`): only those names, already labelled, plus
+    whatever is selected (a typed name may lie beyond them); any other name can be typed.
+    """
     if counts is None or counts.empty:
         return
-    # Names (authors: 50,000 at 27k papers) offer the most frequent; only those are read from the
-    # counts, and their labels' numbers come from a dict (iterating the whole Arrow index and a Series
-    # look-up per option were a tenth of every page's run at 27k).
-    limit = NAME_OPTIONS if typed else None
-    numbers = dict(zip(counts.index[:limit].tolist(), counts.to_numpy()[:limit].tolist(), strict=True))
-    options = list(order) if order is not None else list(numbers)
-    options = [int(o) if field in ("topic", "year") else o for o in options]
-    if typed:
-        # The most frequent names, plus whatever is selected (a typed name may lie beyond them).
-        extra = [v for v in selected if v not in numbers]
-        numbers.update({v: int(counts.get(v, 0)) for v in extra})
-        options += extra
+    typed = offered is not None
+    if offered is not None:
+        labels = dict(offered)
+        labels.update({v: f"{v} ({int(counts.get(v, 0)):,})" for v in selected if v not in labels})
+        options: list[Any] = list(labels)
+        format_func: Any = labels.__getitem__
+    else:
+        # Their labels' numbers come from a dict (a Series look-up per option was slower).
+        numbers = dict(zip(counts.index.tolist(), counts.to_numpy().tolist(), strict=True))
+        options = list(order) if order is not None else list(numbers)
+        options = [int(o) if field in ("topic", "year") else o for o in options]
+        format_func = _option_label(numbers, names)
     sync_widget(widget_key, [v for v in selected if v in options])
     st.multiselect(
         label,
         options,
         key=widget_key,
-        format_func=_option_label(numbers, names),
+        format_func=format_func,
         on_change=_on_filter_change,
         args=(field, widget_key, tuple(options)),
         placeholder="Any" if not typed else "Any (type a name)",
@@ -247,9 +252,11 @@ def _spaced_multiselect(label: str, field: str, key: str, view: View, help: str 
 def _names_multiselect(label: str, field: str, key: str, view: View) -> None:
     """A filter by names (authors, institutions): typed to find one among the many (`_names_help`)."""
     counts = view.facets.get(field)
-    _multiselect(
-        label, field, key, counts, getattr(view.filters, field), typed=True, help=_names_help(field, counts)
-    )
+    if counts is None or counts.empty:
+        return
+    offered = data.name_options(view.source.digest, field, NAME_OPTIONS, counts)
+    selected = getattr(view.filters, field)
+    _multiselect(label, field, key, counts, selected, offered=offered, help=_names_help(field, counts))
 
 
 def _names_help(what: str, counts: pd.Series | None) -> str:
