@@ -7,6 +7,7 @@ before the fix it names.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import analysis, corpus
-from dashboard.ui import components, keys
+from dashboard import analysis, charts, corpus
+from dashboard.ui import components, data, keys
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
@@ -101,6 +102,33 @@ def test_terms_group_comparison_lists_topics_as_everywhere_else() -> None:
     sidebar_topics = at.sidebar.multiselect(key=keys.TOPIC).options  # "3: label (12)", largest first
     order = [int(t.split(":")[0]) for t in sidebar_topics if t.split(":")[0].lstrip("-").isdigit()]
     assert numbers == [t for t in order if t in numbers]
+
+
+def test_the_word_cloud_is_drawn_in_a_thread_and_shown_beside_the_chart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Drawn while the page counts the distinctive terms, then placed in the column beside the chart.
+    threads: list[str] = []
+    real = charts.word_cloud_png
+
+    def recorded(*args: Any, **kwargs: Any) -> bytes:
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(charts, "word_cloud_png", recorded)
+    data._word_cloud.cache_clear()
+    at = ok(app("terms", {"q": "diffusion"}))
+    assert len(threads) == 1 and threads[0].startswith("page-steps"), threads
+    clouds = [e for e in at.main if type(e).__name__ == "Image"]
+    assert len(clouds) == 1 and "Word cloud of the" in clouds[0].proto.imgs[0].alt
+    # The stack of the chart and the cloud holds the cloud (not the end of the page).
+    stack = next(b for b in at.main if getattr(b, "key", None) == keys.TERMS_STACK)
+    assert [e for e in stack if type(e).__name__ == "Image"]
+    # Nothing drawable (a term in a script the font lacks): the page says so instead of a picture.
+    monkeypatch.setattr(charts, "word_cloud_png", lambda *a, **k: (_ for _ in ()).throw(ValueError("none")))
+    data._word_cloud.cache_clear()
+    at = ok(app("terms", {"q": "diffusion"}))
+    assert "No term here can be drawn as a word cloud" in captions(at)
 
 
 def test_keyword_in_context_keeps_the_words_next_to_the_term_and_sorts_by_them() -> None:

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from synthetic import trend_papers
 
 from dashboard import cli, export, trends
-from dashboard.ui import keys, trend_data
+from dashboard.ui import data, keys
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
@@ -107,15 +107,15 @@ def test_the_rising_terms_are_counted_in_a_thread_while_the_page_goes_on(
     monkeypatch.setattr(trends, "rising_terms", recorded)
     at = trends_page(monkeypatch, corpus_file, {"venue": "ConfA"})
     assert not at.exception, [e.value for e in at.exception]
-    assert len(threads) == 1 and threads[0].startswith("trends"), threads
+    assert len(threads) == 1 and threads[0].startswith("page-steps"), threads
     assert "Rising and falling terms, 2020–2021 → 2023–2024" in [s.value for s in at.header]
     assert at.get("plotly_chart")  # its chart is drawn from the thread's table
 
 
 def test_a_step_in_the_background_gives_its_value_or_its_error() -> None:
-    assert trend_data.in_background(sum, [1, 2, 3]).result() == 6
+    assert data.in_background(sum, [1, 2, 3]).result() == 6
     with pytest.raises(ZeroDivisionError):
-        trend_data.in_background(divmod, 1, 0).result()
+        data.in_background(divmod, 1, 0).result()
 
 
 def test_bad_settings_fall_back_to_the_defaults(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:

@@ -205,7 +205,7 @@ if several_years:
     with st.spinner("Counting terms (once per corpus and setting)…"):
         counts = data.term_counts(digest, words, False, papers)
     term_mask = mask_without("year")
-    rising_terms = trend_data.in_background(
+    rising_terms = data.in_background(
         trends.rising_terms,
         counts,
         trends.period_mask(axes, from_years, term_mask),

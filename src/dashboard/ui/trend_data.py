@@ -6,18 +6,11 @@ topics) and shared read-only by every session, like the other per-corpus codes i
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import cache
-from typing import Any, TypeVar
-
 import pandas as pd
 import streamlit as st
 
 from dashboard import terms, trends
 from dashboard.ui import data
-
-T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -48,16 +41,3 @@ def period_counts(
     return trends.period_counts(_counts, _axes, years)
 
 
-@cache
-def _background() -> ThreadPoolExecutor:
-    """Threads for a page's steps that need no Streamlit call, shared by every session of the server.
-
-    Apart from the term sums' pool (`terms._sum_pool`): a step here waits on those sums, and tasks
-    that wait on tasks of their own pool can hold every thread and wait forever."""
-    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="trends")
-
-
-def in_background(step: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
-    """Run ``step(*args, **kwargs)`` in a thread while the page goes on; ``.result()`` gives its value
-    (or raises its error) where the page needs it. ``step`` must make no Streamlit call."""
-    return _background().submit(step, *args, **kwargs)
