@@ -36,3 +36,6 @@ def test_every_run_is_logged_with_its_query_even_when_the_page_stops_early(
     ]
     assert runs[0]["status"] == "StopException" and runs[1]["status"] == "ok"
     assert all(r["seconds"] > 0 for r in runs)
+    # The run's own processor time is within its wall time; the process's includes every thread.
+    assert all(0 < r["cpu_seconds"] <= r["seconds"] + 0.01 for r in runs)
+    assert all(r["process_cpu_seconds"] >= r["cpu_seconds"] - 0.01 for r in runs)

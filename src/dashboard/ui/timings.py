@@ -1,7 +1,10 @@
 """Per-run timings for benchmarks: set ``PAPER_DASHBOARD_TIMINGS=FILE`` and every script run appends a line.
 
-Each line is JSON: ``{"time", "page", "seconds", "status", "query", "marks"}`` where ``seconds`` is the
-whole script run on the server (a widget change to the page fully drawn), ``query`` the URL filters
+Each line is JSON: ``{"time", "page", "seconds", "cpu_seconds", "process_cpu_seconds", "status", "query",
+"marks"}`` where ``seconds`` is the whole script run on the server (a widget change to the page fully
+drawn), ``cpu_seconds`` the processor time of the run's own thread in it and ``process_cpu_seconds``
+that of the whole server process (its helper threads too): well below ``seconds``, the run waited
+for the interpreter or for a processor the browser held, rather than worked. ``query`` the URL filters
 of the run, ``status`` ``ok`` or the exception that ended it (``StopException`` is how `st.stop`
 ends a page, also ``ok`` for a user), and ``marks`` the seconds at which named steps finished
 (`mark`). Without the variable nothing is measured or written.
@@ -55,6 +58,7 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
         yield
         return
     _RUN.started = time.perf_counter()
+    cpu_started, process_started = time.thread_time(), time.process_time()
     _RUN.marks = {}
     status = "ok"
     try:
@@ -67,6 +71,8 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
             "time": time.time(),
             "page": page,
             "seconds": round(time.perf_counter() - _RUN.started, 4),
+            "cpu_seconds": round(time.thread_time() - cpu_started, 4),
+            "process_cpu_seconds": round(time.process_time() - process_started, 4),
             "status": status,
             "query": query or {},
             "marks": _RUN.marks,
