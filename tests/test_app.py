@@ -127,9 +127,6 @@ FILTER_CASES = ["q", "topic", "area", "code", "source", "dataset", "link", "word
 @pytest.mark.parametrize("case", FILTER_CASES)
 def test_each_filter_changes_the_table_as_expected(case: str, seeds: pd.DataFrame) -> None:
     at = app("papers")
-    if case in ("source", "dataset", "link", "words"):  # behind "More filters": opened as a click does
-        at.session_state[keys.MORE_FILTERS] = True
-        at.run()
     if case == "q":
         at.text_input(key=keys.SEARCH).set_value('diffusion -"video"')
         filters = Filters(q='diffusion -"video"')
@@ -191,8 +188,6 @@ def test_venue_and_year_filters_on_a_corpus_with_several() -> None:
     shown = at.main.dataframe[0].value
     assert "year" not in shown.columns
     assert list(shown["venue"]) == ["ICML 2024", "ICLR 2025", "ICML 2025", "NeurIPS 2023"]
-    at.session_state[keys.MORE_FILTERS] = True  # venue and year are behind "More filters"
-    at.run()
     at.multiselect(key=keys.VENUE).set_value(["ICML"]).run()
     assert table_titles(at) == ["A", "C"]
     at.multiselect(key=keys.YEAR).set_value([2025]).run()
@@ -200,28 +195,6 @@ def test_venue_and_year_filters_on_a_corpus_with_several() -> None:
     assert table_titles(at) == ["C"]
     assert count_line(at) == (1, 4)
     assert Filters.from_query(at.query_params)[0] == Filters(venue=("ICML",), year=(2025,))
-
-
-def test_more_filters_are_made_only_while_open_and_open_for_a_filter_in_use(seeds: pd.DataFrame) -> None:
-    more = ["Venue", "Year", "Source file", "Link kinds", "Datasets and benchmarks"]
-    at = app("papers")
-    labels = [widget.label for widget in at.sidebar.multiselect]
-    assert "Topics" in labels and not set(more) & set(labels), "closed: its widgets are not sent"
-    assert "More filters" in [expander.label for expander in at.sidebar.expander]
-    at.session_state[keys.MORE_FILTERS] = True  # what a click on it does
-    at.run()
-    assert set(more) <= {widget.label for widget in at.sidebar.multiselect}
-    # A filter of it in the URL (a shared link) opens it, showing the value; closed, it still applies.
-    linked = app("papers", {"link": ["code"]})
-    assert linked.multiselect(key=keys.LINK).value == ["code"]
-    expected = expected_titles(seeds, Filters(link=("code",)))
-    assert 0 < len(expected) < len(seeds)
-    linked.session_state[keys.MORE_FILTERS] = False
-    linked.run()
-    assert_no_exception(linked)
-    assert "Link kinds" not in [widget.label for widget in linked.sidebar.multiselect]
-    assert table_titles(linked) == expected
-    assert Filters.from_query(linked.query_params)[0] == Filters(link=("code",))
 
 
 def test_seeding_the_url_restores_the_filters(seeds: pd.DataFrame) -> None:

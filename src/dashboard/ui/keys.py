@@ -37,8 +37,6 @@ WORDS: Final = FILTER_WIDGET_PREFIX + "words"
 WORDS_BOUNDS: Final = "sidebar.words_bounds"  # (shortest, longest) abstract: the slider's ends
 N_TOPICS: Final = "topics.n_topics"
 CLEAR_FILTERS: Final = "sidebar.clear_filters"
-MORE_FILTERS: Final = "sidebar.more_filters"  # the "More filters" expander: open or closed
-MORE_FILTERS_IN_USE: Final = "sidebar.more_filters_in_use"  # whether one of its filters was in use
 
 # --- session state: page widgets -------------------------------------------------------------------
 SAVE_CHART: Final = "chart.save"  # + the chart's name (its popover) and format (its PNG/SVG buttons)

@@ -208,18 +208,8 @@ def _filters(view: View) -> None:
         view,
         help="What the paper's own repository holds, from the last check (Links & code page).",
     )
-    # Its widgets are made and sent only while it is open: closed, they were a fifth of a second of
-    # the first chart on a cold start (six multiselects and a slider the browser lays out unseen).
-    # The filters themselves live in the URL and keep applying while it is closed. It opens by itself
-    # when one of them comes into use (a shared link); the user may close it again.
     active_more = any(key in filters.active_keys() for key in MORE_FILTER_KEYS)
-    if active_more and not st.session_state.get(keys.MORE_FILTERS_IN_USE):
-        st.session_state[keys.MORE_FILTERS] = True
-    st.session_state[keys.MORE_FILTERS_IN_USE] = active_more
-    more = st.expander("More filters", key=keys.MORE_FILTERS, on_change="rerun")
-    if not more.open:
-        return
-    with more:
+    with st.expander("More filters", expanded=active_more):
         _multiselect("Venue", "venue", keys.VENUE, facets.get("venue"), filters.venue)
         years = facets.get("year")
         _multiselect(
