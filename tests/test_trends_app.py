@@ -112,6 +112,30 @@ def test_the_rising_terms_are_counted_in_a_thread_while_the_page_goes_on(
     assert at.get("plotly_chart")  # its chart is drawn from the thread's table
 
 
+def test_a_run_with_the_filters_of_the_run_before_counts_no_table_again(
+    monkeypatch: pytest.MonkeyPatch, corpus_file: Path
+) -> None:
+    # The masks come back as the same read-only arrays (`data.mask_array`), whose tables are kept.
+    counted: list[tuple[str, ...]] = []
+    real = trends._Counted.put
+
+    def recorded(self: Any, names: tuple[str, ...], mask: object, table: Any) -> None:
+        counted.append(names)
+        real(self, names, mask, table)
+
+    monkeypatch.setattr(trends._Counted, "put", recorded)
+    at = trends_page(monkeypatch, corpus_file, {"venue": "ConfA"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(counted) >= 5, counted  # the first run counts its tables
+    counted.clear()
+    at.run()
+    assert not at.exception
+    assert counted == [], counted
+    at.query_params["q"] = "graph"  # another filter: counted again
+    at.run()
+    assert counted
+
+
 def test_a_step_in_the_background_gives_its_value_or_its_error() -> None:
     assert data.in_background(sum, [1, 2, 3]).result() == 6
     with pytest.raises(ZeroDivisionError):

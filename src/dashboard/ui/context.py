@@ -80,7 +80,8 @@ class View:
 
     def array_without(self, *keys: str) -> np.ndarray:
         """`mask_without` as a read-only boolean array, the same array for the same filters left (so
-        `trends.Axes.cells` counts a table once per run however many charts ask for it)."""
+        `trends.Axes.cells` counts a table once however many charts ask for it): in every run, too,
+        unless a reading list or the repository filter is among them (`data.mask_array`)."""
         return self._masks_without(keys)[1]
 
     @cached_property
@@ -95,8 +96,10 @@ class View:
             mask = data.mask(self.source.digest, left, self.papers)
             if with_list:
                 mask = mask & self.list_mask
-            array = mask.to_numpy(dtype=bool, copy=True)
-            array.setflags(write=False)
+                array = mask.to_numpy(dtype=bool, copy=True)
+                array.setflags(write=False)
+            else:
+                array = data.mask_array(self.source.digest, left, self.papers)
             known = self._masks[(left, with_list)] = (mask, array)
         return known
 

@@ -464,6 +464,25 @@ def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Se
     return keep
 
 
+def mask_array(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> np.ndarray:
+    """`mask` as a read-only boolean array: the same array in every run for the same corpus and filters
+    (but the repository filter's, whose column changes as checks answer). `trends.Axes.cells` keeps
+    its counts per array: a Trends run with the filters of the run before counted its dozen tables
+    again (3-5 ms each at a million papers), as the mask came back from `st.cache_data` as a copy."""
+    if selection.repo:
+        array = mask(digest, selection, papers).to_numpy(dtype=bool, copy=True)
+        array.setflags(write=False)
+        return array
+    return _mask_array(digest, repr(sorted(selection.to_query().items())), selection, papers)
+
+
+@_per_corpus(max_entries=32)
+def _mask_array(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFrame) -> np.ndarray:
+    array = _mask(digest, key, _selection, _papers).to_numpy(dtype=bool, copy=True)
+    array.setflags(write=False)
+    return array
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def _mask(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFrame) -> pd.Series:
     # ``key`` is the filters' URL form, which includes the number of topics (``k``).
