@@ -113,9 +113,13 @@ def test_the_rising_terms_are_counted_in_a_thread_while_the_page_goes_on(
 
 
 def test_a_run_with_the_filters_of_the_run_before_counts_no_table_again(
-    monkeypatch: pytest.MonkeyPatch, corpus_file: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # The masks come back as the same read-only arrays (`data.mask_array`), whose tables are kept.
+    # Its own corpus (one more paper per venue and year): counts are shared by every session of a
+    # corpus, and another test's run of the same filters would have counted these tables already.
+    corpus_file = tmp_path / "trends-own.jsonl"
+    trend_papers(per_venue_year=31).drop(columns=["topic"]).to_json(corpus_file, orient="records", lines=True)
     counted: list[tuple[str, ...]] = []
     real = trends._Counted.put
 
