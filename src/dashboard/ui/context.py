@@ -96,8 +96,7 @@ class View:
             mask = data.mask(self.source.digest, left, self.papers)
             if with_list:
                 mask = mask & self.list_mask
-                array = mask.to_numpy(dtype=bool, copy=True)
-                array.setflags(write=False)
+                array = data.read_only(mask)
             else:
                 array = data.mask_array(self.source.digest, left, self.papers)
             known = self._masks[(left, with_list)] = (mask, array)

@@ -458,7 +458,7 @@ def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Se
     The repository filter is applied outside the cache: its column changes whenever a check answers.
     """
     rest = selection.without("repo") if selection.repo else selection
-    keep = _mask(digest, repr(sorted(rest.to_query().items())), rest, papers)
+    keep = _mask(digest, _mask_key(rest), rest, papers)
     if selection.repo and "repo_state" in papers.columns:
         keep = keep & papers["repo_state"].isin(list(selection.repo)).to_numpy(dtype=bool)
     return keep
@@ -470,17 +470,25 @@ def mask_array(digest: str, selection: filters.Filters, papers: pd.DataFrame) ->
     its counts per array: a Trends run with the filters of the run before counted its dozen tables
     again (3-5 ms each at a million papers), as the mask came back from `st.cache_data` as a copy."""
     if selection.repo:
-        array = mask(digest, selection, papers).to_numpy(dtype=bool, copy=True)
-        array.setflags(write=False)
-        return array
-    return _mask_array(digest, repr(sorted(selection.to_query().items())), selection, papers)
+        return read_only(mask(digest, selection, papers))
+    return _mask_array(digest, _mask_key(selection), selection, papers)
+
+
+def read_only(keep: pd.Series) -> np.ndarray:
+    """A mask as a read-only boolean array of its own (a copy: the Series may be shared)."""
+    array = keep.to_numpy(dtype=bool, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+def _mask_key(selection: filters.Filters) -> str:
+    """The filters' URL form, the masks' cache key (it includes the number of topics, ``k``)."""
+    return repr(sorted(selection.to_query().items()))
 
 
 @_per_corpus(max_entries=32)
 def _mask_array(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFrame) -> np.ndarray:
-    array = _mask(digest, key, _selection, _papers).to_numpy(dtype=bool, copy=True)
-    array.setflags(write=False)
-    return array
+    return read_only(_mask(digest, key, _selection, _papers))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

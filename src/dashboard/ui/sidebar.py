@@ -118,7 +118,8 @@ def _multiselect(
     typed = offered is not None
     if offered is not None:
         labels = dict(offered)
-        labels.update({v: f"{v} ({int(counts.get(v, 0)):,})" for v in selected if v not in labels})
+        beyond = _option_label(counts)  # a selected name beyond them, labelled the same way
+        labels.update({v: beyond(v) for v in selected if v not in labels})
         options: list[Any] = list(labels)
         format_func: Any = labels.__getitem__
     else:
