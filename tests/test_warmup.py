@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from server import running_server
+from streamlit.testing.v1 import AppTest
 from streamlit.web.server.app_discovery import discover_asgi_app
 
 from dashboard import analysis, corpus, index
@@ -139,4 +140,61 @@ def test_a_real_server_warms_its_corpus_as_it_starts_before_any_visit(
             time.sleep(0.2)
         lines = [json.loads(text) for text in log.read_text().splitlines()]
     assert [line["page"] for line in lines] == [warmup.TIMINGS_PAGE]  # no page has run: nobody visited
-    assert lines[0]["status"] == "ok" and list(lines[0]["marks"]) == ["load", "modules", "topics"]
+    assert lines[0]["status"] == "ok"
+    assert list(lines[0]["marks"]) == ["load", "modules", "topics", "first page"]
+
+
+@pytest.fixture(scope="module")
+def people_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index of a corpus with authors, institutions, countries and decisions: every Overview chart."""
+    import people_corpus
+
+    out = tmp_path_factory.mktemp("people-index") / "people.index"
+    index.build_index([people_corpus.write(out.parent)], out, workers=1)
+    return out
+
+
+# What the Overview and the page context make once per corpus: each a real function, counted.
+CODE_MAKERS = (
+    ("dashboard.ui.tables", "group_codes"),
+    ("dashboard.ui.tables", "list_items"),
+    ("dashboard.extract", "name_meanings"),
+    ("dashboard.repocheck.columns", "repo_columns"),
+    ("dashboard.repocheck.targets", "paper_targets"),
+)
+
+
+def _code_makers(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
+    import importlib
+
+    return {
+        f"{module}.{name}": _counting(monkeypatch, importlib.import_module(module), name)
+        for module, name in CODE_MAKERS
+    }
+
+
+def _first_overview(monkeypatch: pytest.MonkeyPatch, corpus_path: Path) -> AppTest:
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(corpus_path)])
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run()
+    assert not at.exception, [e.value for e in at.exception]
+    titles = json.dumps([chart.proto.spec for chart in at.get("plotly_chart")])
+    assert "Top authors" in titles and "Papers per decision" in titles  # the people charts were drawn
+    return at
+
+
+def test_after_the_warm_up_the_first_overview_makes_no_code_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, people_index: Path
+) -> None:
+    warmup.warm(["--corpus", str(people_index)], {})
+    made = _code_makers(monkeypatch)
+    _first_overview(monkeypatch, people_index)
+    assert {name: len(calls) for name, calls in made.items() if calls} == {}
+
+
+def test_without_the_warm_up_the_first_overview_makes_them(
+    monkeypatch: pytest.MonkeyPatch, people_index: Path
+) -> None:
+    made = _code_makers(monkeypatch)  # the counters above see the page's own work
+    _first_overview(monkeypatch, people_index)
+    assert all(made.values()), {name: len(calls) for name, calls in made.items()}

@@ -555,14 +555,23 @@ def value_counts_without(view: View, field: str) -> pd.Series:
 
     So a chart shows what a click would add, as the topic bars do. Empty when the column is absent.
     """
-    column = FILTER_COLUMNS[field]
-    if column not in view.papers.columns:
+    codes = field_codes(view.source.digest, view.filters.model, field, view.papers)
+    if codes is None:
         return pd.Series(dtype="int64")
     others = view.mask_without(field).to_numpy(dtype=bool)
-    digest, papers = view.source.digest, view.papers
     if field in _SINGLE:
-        return tables.value_counts_in_view(data.groups(digest, view.filters.model, column, papers), others)
-    return tables.counts_in_view(data.list_items(digest, column, True, papers), others)
+        return tables.value_counts_in_view(codes, others)
+    return tables.counts_in_view(codes, others)
+
+
+def field_codes(digest: str, model: str, field: str, papers: pd.DataFrame) -> tables.Groups | None:
+    """``field``'s column (`FILTER_COLUMNS`) as codes, made once per corpus; None when it is absent."""
+    column = FILTER_COLUMNS[field]
+    if column not in papers.columns:
+        return None
+    if field in _SINGLE:
+        return data.groups(digest, model, column, papers)
+    return data.list_items(digest, column, True, papers)
 
 
 def filter_bars(
