@@ -370,11 +370,6 @@ def timed_server(corpus: Path) -> tuple[int, list[str], dict[str, str], Path]:
     return port, command, env, log
 
 
-def _pinned(cpus: set[int]) -> Any:
-    """A ``preexec_fn`` that keeps the new process (and every thread and child it starts) on ``cpus``."""
-    return lambda: os.sched_setaffinity(0, cpus)
-
-
 def measure_app(corpus_path: Path, label: str, timeout: float = 300, pin: bool = False) -> dict[str, Any]:
     """Start the app on ``corpus_path``; time first render and two filter changes in Chromium.
 
@@ -389,9 +384,13 @@ def measure_app(corpus_path: Path, label: str, timeout: float = 300, pin: bool =
     cpus = sorted(os.sched_getaffinity(0))
     if pin and len(cpus) < 2:
         raise SystemExit("--pin needs two processors")
-    preexec = _pinned({cpus[-1]}) if pin else None
-    if pin:
-        os.sched_setaffinity(0, set(cpus[:-1]))  # inherited by Playwright's driver and its Chromium
+    preexec = None
+    if pin:  # each process's threads and children inherit its processors
+        os.sched_setaffinity(0, set(cpus[:-1]))  # this script, Playwright's driver and its Chromium
+
+        def preexec() -> None:  # the server
+            os.sched_setaffinity(0, {cpus[-1]})
+
     server = subprocess.Popen(
         command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=preexec
     )

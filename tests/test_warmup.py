@@ -8,12 +8,14 @@ that `streamlit run` finds, and the warm-up runs as the server starts, before an
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import threading
 import time
 from pathlib import Path
 
+import people_corpus
 import pytest
 import streamlit as st
 from server import running_server
@@ -147,8 +149,6 @@ def test_a_real_server_warms_its_corpus_as_it_starts_before_any_visit(
 @pytest.fixture(scope="module")
 def people_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An index of a corpus with authors, institutions, countries and decisions: every Overview chart."""
-    import people_corpus
-
     out = tmp_path_factory.mktemp("people-index") / "people.index"
     index.build_index([people_corpus.write(out.parent)], out, workers=1)
     return out
@@ -165,8 +165,6 @@ CODE_MAKERS = (
 
 
 def _code_makers(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
-    import importlib
-
     return {
         f"{module}.{name}": _counting(monkeypatch, importlib.import_module(module), name)
         for module, name in CODE_MAKERS
