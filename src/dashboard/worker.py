@@ -22,14 +22,18 @@ measure of what the result weighs (`dashboard.uploads` charges its memory budget
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib
 import multiprocessing
 import os
 import pickle
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, TypeVar
 
 MAX_WORKERS = max(1, (os.cpu_count() or 2) - 1)
 NICENESS = 10  # below the server's script threads: other sessions' pages come first
@@ -40,6 +44,7 @@ PRELOAD = ("dashboard.corpus", "dashboard.analysis", "dashboard.uploads")
 _slots = threading.BoundedSemaphore(MAX_WORKERS)
 _context_lock = threading.RLock()
 _context: Any = None
+T = TypeVar("T")
 
 
 class WorkerError(Exception):
@@ -74,12 +79,13 @@ def _child(connection: Connection, job: Callable[..., Any], args: tuple[Any, ...
     connection.close()
 
 
-def _start_without_main(process: Any) -> None:
-    """Start ``process`` without re-running the parent's ``__main__`` in it.
+@contextlib.contextmanager
+def _without_main() -> Iterator[None]:
+    """Processes started in this block do not re-run the parent's ``__main__``.
 
     A new process is told which module was ``__main__`` so that it can import it again; in the app
-    that is the Streamlit script (``app.py``), which must not run in the worker. The job needs no
-    main module: it is a function of the package.
+    that is the Streamlit script (``app.py``), which must not run in a worker. A job needs no main
+    module: it is a function of the package.
     """
     from multiprocessing import spawn
 
@@ -94,7 +100,7 @@ def _start_without_main(process: Any) -> None:
     with _context_lock:
         spawn.get_preparation_data = without_main  # type: ignore[assignment]
         try:
-            process.start()
+            yield
         finally:
             spawn.get_preparation_data = original  # type: ignore[assignment]
 
@@ -119,7 +125,8 @@ def run(job: Callable[..., Any], *args: Any, timeout: float, memory_bytes: int) 
         context = _mp_context()
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(target=_child, args=(sender, job, args), daemon=True)
-        _start_without_main(process)
+        with _without_main():
+            process.start()
         sender.close()
         peak = 0
         try:
@@ -150,3 +157,66 @@ def run(job: Callable[..., Any], *args: Any, timeout: float, memory_bytes: int) 
     if status == "error":
         raise WorkerError(f"failed ({value})")
     return value, len(payload)
+
+
+# --- a helper process for short steps of a page -----------------------------------------------------
+# Unlike `run` (a fresh, limited process per untrusted job), a page's own short step that holds the
+# interpreter (the Terms page's word cloud: its layout and picture, 65-80 ms at a million papers) is
+# sent to one long-lived process, so the page's thread goes on meanwhile instead of waiting for the
+# global lock. Its steps are the package's own functions on small, trusted arguments.
+
+_helper_ready: Future[None] | None = None  # the helper's first job: its start and imports
+
+
+@functools.cache
+def _helper() -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=1, mp_context=_mp_context())
+
+
+def _import(names: tuple[str, ...]) -> None:
+    for name in names:
+        importlib.import_module(name)
+
+
+def _started_helper(modules: tuple[str, ...]) -> Future[None]:
+    """The helper's start (begun by the first call, in the background), importing ``modules``."""
+    global _helper_ready
+    with _context_lock:
+        if _helper_ready is None:
+            with _without_main():  # the helper process starts with its first job
+                _helper_ready = _helper().submit(_import, modules)
+        return _helper_ready
+
+
+def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), **kwargs: Any) -> T:
+    """``job(*args, **kwargs)`` in the server's helper process, waiting for its result (or its error,
+    raised here). ``job`` must be a module-level function of the package, its arguments and result
+    picklable; ``imports``: modules it imports as it runs, imported as the helper starts.
+
+    The first call starts the helper (about a second: a process, ``job``'s module and ``imports``)
+    and runs the job in this thread meanwhile, as does every call until the helper is ready, and any
+    call the helper cannot take (its process died: the next call starts a new one). So a page never
+    waits for the helper's start and never loses the step.
+    """
+    try:  # a job goes by name; one without a name to import (a stand-in, a closure) runs here
+        pickle.dumps(job)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return job(*args, **kwargs)
+    ready = _started_helper((job.__module__, *imports))
+    if ready.done() and ready.exception() is None:
+        try:
+            return _helper().submit(job, *args, **kwargs).result()
+        except (BrokenProcessPool, RuntimeError):  # RuntimeError: the executor is shutting down
+            stop_helper(wait=False)
+    return job(*args, **kwargs)
+
+
+def stop_helper(*, wait: bool = True) -> None:
+    """Stop the helper process, if one runs (the server's shutdown; a test's fresh start); the next
+    `in_helper` starts another."""
+    global _helper_ready
+    with _context_lock:
+        if _helper.cache_info().currsize:
+            _helper().shutdown(wait=wait, cancel_futures=True)
+        _helper.cache_clear()
+        _helper_ready = None

@@ -512,16 +512,16 @@ def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.Data
 
 @functools.lru_cache(maxsize=64)  # not st.cache_data: it is made in a thread of its own (`word_cloud`)
 def _word_cloud(frequencies: tuple[tuple[str, float], ...], theme: str) -> bytes:
-    return charts.word_cloud_png(dict(frequencies), theme=theme)
+    return worker.in_helper(charts.word_cloud_png, dict(frequencies), theme=theme, imports=("wordcloud",))
 
 
 def word_cloud(frequencies: tuple[tuple[str, float], ...], theme: str = "light") -> Future[bytes]:
-    """PNG of a word cloud in ``theme``'s colours (cached per terms, theme), made in a background thread:
-    ``.result()`` gives it, or raises ValueError when no term can be drawn.
+    """PNG of a word cloud in ``theme``'s colours (cached per terms, theme), made in the server's
+    helper process (`worker.in_helper`) while the page goes on: ``.result()`` gives it, or raises
+    ValueError when no term can be drawn.
 
-    Its layout and picture hold the interpreter; the Terms page counts its groups meanwhile, whose
-    sums mostly do not (both at a million papers: 97 ms one after the other, 74 ms side by side).
-    """
+    Its layout and picture hold the interpreter (65-80 ms at a million papers); drawn in a thread of
+    the server, they held up the Terms page's own thread for as long."""
     return in_background(_word_cloud, frequencies, theme)
 
 

@@ -116,6 +116,12 @@ def first_page(digest: str, papers: Any) -> None:
 
 @asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
-    """The dashboard server's start and stop (``st.App(..., lifespan=lifespan)``): start `warm`."""
+    """The dashboard server's start and stop (``st.App(..., lifespan=lifespan)``): start `warm`; at
+    the stop, end the helper process of the pages' short steps (`dashboard.worker.in_helper`)."""
+    from dashboard import worker
+
     threading.Thread(target=warm, name=THREAD_NAME, daemon=True).start()
-    yield
+    try:
+        yield
+    finally:
+        worker.stop_helper(wait=False)

@@ -1,0 +1,95 @@
+"""The server's helper process for a page's short steps (`worker.in_helper`): real processes, started,
+used, killed and replaced; the Terms page's word cloud drawn in it."""
+
+from __future__ import annotations
+
+import functools
+import operator
+import os
+import signal
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from dashboard import charts, worker
+
+
+@pytest.fixture(autouse=True)
+def fresh_helper() -> Iterator[None]:
+    worker.stop_helper()
+    yield
+    worker.stop_helper()
+
+
+def _helper_pid(timeout: float = 120) -> int:
+    """The helper's process id, once it has started (calls before that run in this process)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pid = worker.in_helper(os.getpid)
+        if pid != os.getpid():
+            return pid
+        time.sleep(0.05)
+    raise AssertionError("the helper did not start")
+
+
+def test_the_first_step_runs_here_while_the_helper_starts_then_in_the_helper() -> None:
+    assert worker.in_helper(os.getpid) == os.getpid()  # no wait for the start
+    helper = _helper_pid()
+    assert helper != os.getpid() and os.path.exists(f"/proc/{helper}")
+    assert [worker.in_helper(os.getpid) for _ in range(3)] == [helper] * 3  # one long-lived process
+    assert worker.in_helper(operator.add, 2, 3) == 5
+
+
+def test_an_error_in_a_step_comes_back_and_the_helper_stays() -> None:
+    helper = _helper_pid()
+    with pytest.raises(ZeroDivisionError):
+        worker.in_helper(operator.truediv, 1, 0)
+    assert worker.in_helper(os.getpid) == helper
+
+
+def test_a_dead_helper_loses_no_step_and_is_replaced() -> None:
+    helper = _helper_pid()
+    os.kill(helper, signal.SIGKILL)
+    time.sleep(0.5)
+    assert worker.in_helper(operator.mul, 6, 7) == 42  # the step runs here: not lost, not an error
+    replacement = _helper_pid()
+    assert replacement not in (helper, os.getpid())
+
+
+def test_a_step_without_a_name_to_send_runs_here() -> None:
+    helper = _helper_pid()
+    assert worker.in_helper(lambda: os.getpid()) == os.getpid()  # a closure cannot be sent by name
+    assert worker.in_helper(os.getpid) == helper
+
+
+def test_stop_ends_the_helper_process() -> None:
+    helper = _helper_pid()
+    worker.stop_helper()
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/{helper}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{helper}")
+
+
+def test_the_word_cloud_is_drawn_in_the_helper_and_is_the_same_picture(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dashboard.ui import data
+
+    drawn_here: list[object] = []
+    real = charts.word_cloud_png
+
+    @functools.wraps(real)  # the same name: the job still goes to the helper as the real function
+    def counted(*args: object, **kwargs: object) -> bytes:
+        drawn_here.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(charts, "word_cloud_png", counted)
+    _helper_pid()
+    terms = (("graph", 9.0), ("neural", 5.0), ("kernel", 4.0), ("transformer", 3.0))
+    png = data.word_cloud(terms, "dark").result(timeout=120)
+    assert drawn_here == []  # not drawn in this process
+    assert png == real(dict(terms), theme="dark")  # the picture the page would have drawn itself
+    with pytest.raises(ValueError):  # no drawable term: the page's caption, as before
+        data.word_cloud((("   ", 1.0),), "light").result(timeout=120)
