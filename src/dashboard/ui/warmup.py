@@ -99,6 +99,8 @@ def first_page(digest: str, papers: Any) -> None:
 
     `tests/test_warmup.py` runs the Overview after this and checks that its first run makes none.
     """
+    import numpy as np
+
     from dashboard.ui import components, data
 
     cache_path = data.repo_cache_path()
@@ -110,8 +112,11 @@ def first_page(digest: str, papers: Any) -> None:
     data.link_counts(digest, papers)
     data.list_items(digest, "datasets", True, papers)
     data.method_meanings(digest, papers)
+    every = np.ones(len(papers), dtype=bool)
     for field in components.FILTER_COLUMNS:
-        components.field_codes(digest, "auto", field, papers)
+        codes = components.field_codes(digest, "auto", field, papers)
+        if codes is not None:
+            codes.counts(every)  # a list column's papers x values matrix (`tables.Groups.counts`)
 
 
 @asynccontextmanager
