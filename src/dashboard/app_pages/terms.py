@@ -62,7 +62,7 @@ with st.spinner("Counting terms (once per corpus and setting)…"):
     counts = data.term_counts(view.source.digest, int(ngram), keep_stop_words, view.papers)
 frequencies = counts.term_frequencies(view.mask.to_numpy(), top=CLOUD_TERMS, doc_freq=False)
 cloud_terms = dict(zip(frequencies["term"], frequencies["count"], strict=True))
-# Drawn in a thread while this page counts the distinctive terms (`data.word_cloud`), shown after them.
+# Drawn in the server's helper process while this page goes on (`data.word_cloud`), shown at its end.
 cloud = data.word_cloud(tuple(cloud_terms.items()), figures.theme_name(st.context.theme.type))
 
 mark("frequencies")
@@ -147,22 +147,6 @@ with right:
         )
 
 mark("groups")
-with cloud_place:
-    try:
-        biggest = ", ".join(list(cloud_terms)[:10])
-        st.image(
-            cloud.result(),
-            caption="Word cloud of the filtered papers",
-            alt=f"Word cloud of the {len(cloud_terms)} most frequent terms, the largest: {biggest} "
-            "(the chart beside lists them with their counts).",
-        )
-    except ValueError:
-        st.caption("No term here can be drawn as a word cloud (the font covers Latin, Greek and Cyrillic).")
-    undrawable = [t for t in cloud_terms if not charts.cloud_drawable(t)]
-    if undrawable:
-        st.caption(f"{len(undrawable)} terms in other scripts are in the chart but not in the cloud.")
-
-mark("cloud")
 st.header("Keyword in context")
 default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
 term = param(keys.URL_KWIC)
@@ -220,3 +204,23 @@ if term:
                 "right": st.column_config.TextColumn("After", width=270),
             },
         )
+
+mark("keyword in context")
+# The cloud last: its place is beside the chart, and the helper process drawing it (`data.word_cloud`)
+# has had the whole page to finish.
+with cloud_place:
+    try:
+        biggest = ", ".join(list(cloud_terms)[:10])
+        st.image(
+            cloud.result(),
+            caption="Word cloud of the filtered papers",
+            alt=f"Word cloud of the {len(cloud_terms)} most frequent terms, the largest: {biggest} "
+            "(the chart beside lists them with their counts).",
+        )
+    except ValueError:
+        st.caption("No term here can be drawn as a word cloud (the font covers Latin, Greek and Cyrillic).")
+    undrawable = [t for t in cloud_terms if not charts.cloud_drawable(t)]
+    if undrawable:
+        st.caption(f"{len(undrawable)} terms in other scripts are in the chart but not in the cloud.")
+
+mark("cloud")
