@@ -1,4 +1,5 @@
-"""Run one heavy, untrusted job (reading and analysing an upload) in a child process with limits.
+"""Run one heavy, untrusted job (reading and analysing an upload) in a child process with limits;
+and a page's short steps in one long-lived helper process (`in_helper`, at the end of this module).
 
 Parsing a workbook or fitting topics on an upload holds a CPU core and Python's global lock for
 seconds to minutes; in the server's own process that slows every other session's page. `run` does
@@ -178,14 +179,17 @@ def _import(names: tuple[str, ...]) -> None:
         importlib.import_module(name)
 
 
-def _started_helper(modules: tuple[str, ...]) -> Future[None]:
-    """The helper's start (begun by the first call, in the background), importing ``modules``."""
+def _started_helper(modules: tuple[str, ...]) -> tuple[ProcessPoolExecutor, Future[None]]:
+    """The helper and its start (begun by the first call, in the background), importing ``modules``.
+
+    The caller submits to this helper, not to `_helper()` again: a helper made after a `stop_helper`
+    elsewhere would start its process outside `_without_main` (and run ``app.py`` in it)."""
     global _helper_ready
     with _context_lock:
         if _helper_ready is None:
             with _without_main():  # the helper process starts with its first job
                 _helper_ready = _helper().submit(_import, modules)
-        return _helper_ready
+        return _helper(), _helper_ready
 
 
 def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), **kwargs: Any) -> T:
@@ -202,10 +206,10 @@ def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), 
         pickle.dumps(job)
     except (pickle.PicklingError, AttributeError, TypeError):
         return job(*args, **kwargs)
-    ready = _started_helper((job.__module__, *imports))
+    helper, ready = _started_helper((job.__module__, *imports))
     if ready.done() and ready.exception() is None:
         try:
-            return _helper().submit(job, *args, **kwargs).result()
+            return helper.submit(job, *args, **kwargs).result()
         except (BrokenProcessPool, RuntimeError):  # RuntimeError: the executor is shutting down
             stop_helper(wait=False)
     return job(*args, **kwargs)
