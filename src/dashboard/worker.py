@@ -23,7 +23,6 @@ measure of what the result weighs (`dashboard.uploads` charges its memory budget
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 import multiprocessing
 import os
@@ -166,12 +165,7 @@ def run(job: Callable[..., Any], *args: Any, timeout: float, memory_bytes: int) 
 # sent to one long-lived process, so the page's thread goes on meanwhile instead of waiting for the
 # global lock. Its steps are the package's own functions on small, trusted arguments.
 
-_helper_ready: Future[None] | None = None  # the helper's first job: its start and imports
-
-
-@functools.cache
-def _helper() -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=1, mp_context=_mp_context())
+_helper: tuple[ProcessPoolExecutor, Future[None]] | None = None  # the helper and its first job
 
 
 def _import(names: tuple[str, ...]) -> None:
@@ -180,16 +174,14 @@ def _import(names: tuple[str, ...]) -> None:
 
 
 def _started_helper(modules: tuple[str, ...]) -> tuple[ProcessPoolExecutor, Future[None]]:
-    """The helper and its start (begun by the first call, in the background), importing ``modules``.
-
-    The caller submits to this helper, not to `_helper()` again: a helper made after a `stop_helper`
-    elsewhere would start its process outside `_without_main` (and run ``app.py`` in it)."""
-    global _helper_ready
+    """The helper and its start (begun by the first call, in the background), importing ``modules``."""
+    global _helper
     with _context_lock:
-        if _helper_ready is None:
+        if _helper is None:
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=_mp_context())
             with _without_main():  # the helper process starts with its first job
-                _helper_ready = _helper().submit(_import, modules)
-        return _helper(), _helper_ready
+                _helper = pool, pool.submit(_import, modules)
+        return _helper
 
 
 def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), **kwargs: Any) -> T:
@@ -218,9 +210,8 @@ def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), 
 def stop_helper(*, wait: bool = True) -> None:
     """Stop the helper process, if one runs (the server's shutdown; a test's fresh start); the next
     `in_helper` starts another."""
-    global _helper_ready
+    global _helper
     with _context_lock:
-        if _helper.cache_info().currsize:
-            _helper().shutdown(wait=wait, cancel_futures=True)
-        _helper.cache_clear()
-        _helper_ready = None
+        if _helper is not None:
+            _helper[0].shutdown(wait=wait, cancel_futures=True)
+        _helper = None
