@@ -153,21 +153,23 @@ term = param(keys.URL_KWIC)
 sync_widget(keys.TERMS_KWIC, term)
 order = setting(keys.URL_KWIC_ORDER, KWIC_ORDERS, default="corpus")
 sync_widget(keys.TERMS_KWIC_ORDER, order)
-left, right = st.columns([3, 2], vertical_alignment="bottom")
-left.text_input(
+# A row that wraps, not two columns: at 1024 px a fixed share was too narrow for the three orders.
+kwic_row = st.container(horizontal=True, vertical_alignment="bottom")
+kwic_row.text_input(
     "Term or phrase",
     key=keys.TERMS_KWIC,
     on_change=_on_setting,
     args=(keys.TERMS_KWIC, keys.URL_KWIC, lambda v: (v or "").strip()[:200] or None),
     placeholder=default_term,
 )
-right.segmented_control(
+kwic_row.segmented_control(
     "Sort by",
     list(KWIC_ORDERS),
     format_func=lambda o: KWIC_ORDERS[o],
     key=keys.TERMS_KWIC_ORDER,
     on_change=_on_setting,
     args=(keys.TERMS_KWIC_ORDER, keys.URL_KWIC_ORDER, lambda v: None if v in (None, "corpus") else v),
+    width="content",
 )
 term = (term or default_term).strip()
 if term:
