@@ -11,7 +11,7 @@ ICON = Path(__file__).resolve().parent / "src" / "dashboard" / "data" / "page_ic
 
 def main() -> None:
     """One script run: the page the URL names."""
-    from dashboard.ui import timings
+    from dashboard.ui import timings, warmup
 
     st.set_page_config(page_title="Paper Dashboard", page_icon=str(ICON), layout="wide")
     page = st.navigation(
@@ -26,8 +26,11 @@ def main() -> None:
             st.Page(PAGES / "library.py", title="Library", icon=":material/bookmarks:"),
         ]
     )
-    with timings.script_run(page.title):  # a no-op unless PAPER_DASHBOARD_TIMINGS names a file (bench/)
-        page.run()
+    try:
+        with timings.script_run(page.title):  # a no-op unless PAPER_DASHBOARD_TIMINGS names a file (bench/)
+            page.run()
+    finally:
+        warmup.VISITED.set()  # the server's helper process may start now (`warmup.start_helper_after`)
 
 
 if __name__ == "__main__":  # a script run (Streamlit runs this file as "__main__" for each)

@@ -9,10 +9,13 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from dashboard import charts, worker
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -93,3 +96,47 @@ def test_the_word_cloud_is_drawn_in_the_helper_and_is_the_same_picture(
     assert png == real(dict(terms), theme="dark")  # the picture the page would have drawn itself
     with pytest.raises(ValueError):  # no drawable term: the page's caption, as before
         data.word_cloud((("   ", 1.0),), "light").result(timeout=120)
+
+
+def test_start_helper_readies_the_helper_without_running_a_step_here() -> None:
+    assert not worker.helper_ready()
+    worker.start_helper(charts.word_cloud_png, imports=("wordcloud",))
+    deadline = time.monotonic() + 120
+    while not worker.helper_ready():
+        assert time.monotonic() < deadline, "the helper did not start"
+        time.sleep(0.05)
+    assert worker.in_helper(os.getpid) != os.getpid()  # the very first step goes to the helper
+
+
+def test_the_server_starts_the_helper_only_after_a_first_visit() -> None:
+    import threading
+
+    from dashboard.ui import warmup
+
+    visited = threading.Event()
+    starter = threading.Thread(target=warmup.start_helper_after, args=(visited, 0.2), daemon=True)
+    starter.start()
+    time.sleep(1.0)
+    assert starter.is_alive() and not worker.helper_ready()  # nobody visited: no helper yet
+    visited.set()
+    starter.join(30)
+    deadline = time.monotonic() + 120
+    while not worker.helper_ready():
+        assert time.monotonic() < deadline, "the helper did not start after the visit"
+        time.sleep(0.05)
+    assert worker.in_helper(os.getpid) != os.getpid()
+
+
+def test_a_page_run_marks_the_server_visited(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.ui import warmup
+
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py"])
+    warmup.VISITED.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    at.switch_page("src/dashboard/app_pages/compare.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert warmup.VISITED.is_set()

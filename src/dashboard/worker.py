@@ -184,6 +184,19 @@ def _started_helper(modules: tuple[str, ...]) -> tuple[ProcessPoolExecutor, Futu
         return _helper
 
 
+def start_helper(job: Callable[..., Any], *, imports: tuple[str, ...] = ()) -> None:
+    """Begin the helper's start now, ready for ``job`` (its module and ``imports`` imported), without
+    waiting for it: `in_helper` sends its steps there once it is ready. No-op if one is running."""
+    _started_helper((job.__module__, *imports))
+
+
+def helper_ready() -> bool:
+    """Whether a helper process has started and is ready for steps."""
+    with _context_lock:
+        started = _helper
+    return started is not None and started[1].done() and started[1].exception() is None
+
+
 def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), **kwargs: Any) -> T:
     """``job(*args, **kwargs)`` in the server's helper process, waiting for its result (or its error,
     raised here). ``job`` must be a module-level function of the package, its arguments and result

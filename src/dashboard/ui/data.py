@@ -510,9 +510,17 @@ def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.Data
     return counts
 
 
+CLOUD_IMPORTS = ("wordcloud",)  # what the helper imports for the cloud, beyond `charts`
+
+
+def start_cloud_helper() -> None:
+    """Start the helper process the word cloud is drawn in (`worker.start_helper`), if none runs."""
+    worker.start_helper(charts.word_cloud_png, imports=CLOUD_IMPORTS)
+
+
 @functools.lru_cache(maxsize=64)  # not st.cache_data: it is made in a thread of its own (`word_cloud`)
 def _word_cloud(frequencies: tuple[tuple[str, float], ...], theme: str) -> bytes:
-    return worker.in_helper(charts.word_cloud_png, dict(frequencies), theme=theme, imports=("wordcloud",))
+    return worker.in_helper(charts.word_cloud_png, dict(frequencies), theme=theme, imports=CLOUD_IMPORTS)
 
 
 def word_cloud(frequencies: tuple[tuple[str, float], ...], theme: str = "light") -> Future[bytes]:

@@ -57,6 +57,9 @@ MODULES = (
 
 THREAD_NAME = "paper-dashboard-warm-up"
 TIMINGS_PAGE = "(server start)"  # its line in a timings file (`dashboard.ui.timings`)
+# Seconds after the first page run ends before the helper process starts (`start_helper_after`).
+HELPER_DELAY = 3.0
+VISITED = threading.Event()  # set at the end of every page run (app.py)
 
 
 def warm(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> float:
@@ -119,13 +122,36 @@ def first_page(digest: str, papers: Any) -> None:
             codes.counts(every)  # a list column's papers x values matrix (`tables.Groups.counts`)
 
 
+def start_helper_after(visited: threading.Event, delay: float = HELPER_DELAY) -> None:
+    """Once a first page run has ended (``visited``) and ``delay`` seconds more have passed, start the
+    helper process that pages send short steps to (the Terms page's word cloud, `data.word_cloud`).
+
+    Started by the Terms page's first cloud instead, the helper was still importing (about 0.8 s of
+    Plotly, pandas and wordcloud) when that page's first filter change came, which then drew its cloud
+    in the server's own interpreter beside the helper's imports: the first new search on Terms took
+    0.83 s at a million papers, the next two 0.35 s. Not at once as the server starts either: those
+    imports would share the two processors with the first visitor's browser drawing its first page.
+    """
+    visited.wait()
+    time.sleep(delay)
+    from dashboard.ui import data
+
+    data.start_cloud_helper()
+
+
+def _start() -> None:
+    warm()
+    start_helper_after(VISITED)
+
+
 @asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
-    """The dashboard server's start and stop (``st.App(..., lifespan=lifespan)``): start `warm`; at
-    the stop, end the helper process of the pages' short steps (`dashboard.worker.in_helper`)."""
+    """The dashboard server's start and stop (``st.App(..., lifespan=lifespan)``): start `warm`, then
+    (after the first visit) the helper process of the pages' short steps (`start_helper_after`); at
+    the stop, end that helper (`dashboard.worker.in_helper`)."""
     from dashboard import worker
 
-    threading.Thread(target=warm, name=THREAD_NAME, daemon=True).start()
+    threading.Thread(target=_start, name=THREAD_NAME, daemon=True).start()
     try:
         yield
     finally:
