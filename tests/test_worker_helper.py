@@ -7,6 +7,7 @@ import functools
 import operator
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,18 +109,24 @@ def test_start_helper_readies_the_helper_without_running_a_step_here() -> None:
     assert worker.in_helper(os.getpid) != os.getpid()  # the very first step goes to the helper
 
 
-def test_the_server_starts_the_helper_only_after_a_first_visit() -> None:
-    import threading
-
+def test_the_server_starts_the_helper_after_a_visit_once_no_page_has_run_for_a_while() -> None:
     from dashboard.ui import warmup
 
-    visited = threading.Event()
-    starter = threading.Thread(target=warmup.start_helper_after, args=(visited, 0.2), daemon=True)
+    visits = warmup.Visits()
+    starter = threading.Thread(target=warmup.start_helper_after, args=(visits, 1.0), daemon=True)
     starter.start()
-    time.sleep(1.0)
-    assert starter.is_alive() and not worker.helper_ready()  # nobody visited: no helper yet
-    visited.set()
+    time.sleep(1.5)
+    assert starter.is_alive() and not worker.helper_ready()  # nobody visited: no helper
+    with visits.run():
+        time.sleep(1.5)
+        assert starter.is_alive()  # a page is running: still none
+    for _ in range(3):  # runs keep coming: each resets the quiet second
+        time.sleep(0.5)
+        with visits.run():
+            pass
+    assert starter.is_alive() and not worker.helper_ready()
     starter.join(30)
+    assert not starter.is_alive()
     deadline = time.monotonic() + 120
     while not worker.helper_ready():
         assert time.monotonic() < deadline, "the helper did not start after the visit"
@@ -127,16 +134,20 @@ def test_the_server_starts_the_helper_only_after_a_first_visit() -> None:
     assert worker.in_helper(os.getpid) != os.getpid()
 
 
-def test_a_page_run_marks_the_server_visited(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_app_py_counts_its_page_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     from streamlit.testing.v1 import AppTest
 
     from dashboard.ui import warmup
 
     monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
     monkeypatch.setattr("sys.argv", ["app.py"])
-    warmup.VISITED.clear()
+    visits = warmup.Visits()
+    monkeypatch.setattr(warmup, "VISITS", visits)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
     at.switch_page("src/dashboard/app_pages/compare.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert warmup.VISITED.is_set()
+    waiter = threading.Thread(target=visits.wait_idle, args=(0.0,), daemon=True)
+    waiter.start()
+    waiter.join(5)
+    assert not waiter.is_alive()  # returned at once: a run has ended and none is running

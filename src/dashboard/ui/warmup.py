@@ -36,8 +36,8 @@ import importlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 LOG = logging.getLogger(__name__)
@@ -57,9 +57,45 @@ MODULES = (
 
 THREAD_NAME = "paper-dashboard-warm-up"
 TIMINGS_PAGE = "(server start)"  # its line in a timings file (`dashboard.ui.timings`)
-# Seconds after the first page run ends before the helper process starts (`start_helper_after`).
-HELPER_DELAY = 3.0
-VISITED = threading.Event()  # set at the end of every page run (app.py)
+HELPER_IDLE = 5.0  # seconds without a page run, after a first visit, before the helper starts
+
+
+class Visits:
+    """When the server's page runs happen (app.py runs each page inside `run`), so that background work
+    can wait for a quiet moment after a first visit (`wait_idle`)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._running = 0
+        self._last_end: float | None = None  # monotonic seconds; None until a first run has ended
+
+    @contextmanager
+    def run(self) -> Iterator[None]:
+        """One page run."""
+        with self._changed:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._running -= 1
+                self._last_end = time.monotonic()
+                self._changed.notify_all()
+
+    def wait_idle(self, seconds: float) -> None:
+        """Return once a page run has ended and no run has happened for ``seconds``."""
+        with self._changed:
+            while True:
+                if self._running == 0 and self._last_end is not None:
+                    left = self._last_end + seconds - time.monotonic()
+                    if left <= 0:
+                        return
+                    self._changed.wait(left)
+                else:
+                    self._changed.wait()
+
+
+VISITS = Visits()
 
 
 def warm(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> float:
@@ -122,18 +158,17 @@ def first_page(digest: str, papers: Any) -> None:
             codes.counts(every)  # a list column's papers x values matrix (`tables.Groups.counts`)
 
 
-def start_helper_after(visited: threading.Event, delay: float = HELPER_DELAY) -> None:
-    """Once a first page run has ended (``visited``) and ``delay`` seconds more have passed, start the
+def start_helper_after(visits: Visits, idle: float = HELPER_IDLE) -> None:
+    """Once a first visit's page run has ended and no page has run for ``idle`` seconds, start the
     helper process that pages send short steps to (the Terms page's word cloud, `data.word_cloud`).
 
     Started by the Terms page's first cloud instead, the helper was still importing (about 0.8 s of
     Plotly, pandas and wordcloud) when that page's first filter change came, which then drew its cloud
     in the server's own interpreter beside the helper's imports: the first new search on Terms took
-    0.83 s at a million papers, the next two 0.35 s. Not at once as the server starts either: those
-    imports would share the two processors with the first visitor's browser drawing its first page.
+    0.83 s at a million papers, the next two 0.35 s. Not as the server starts, nor right after a run:
+    those imports would share the two processors with a visitor's browser drawing its page.
     """
-    visited.wait()
-    time.sleep(delay)
+    visits.wait_idle(idle)
     from dashboard.ui import data
 
     data.start_cloud_helper()
@@ -141,7 +176,7 @@ def start_helper_after(visited: threading.Event, delay: float = HELPER_DELAY) ->
 
 def _start() -> None:
     warm()
-    start_helper_after(VISITED)
+    start_helper_after(VISITS)
 
 
 @asynccontextmanager
