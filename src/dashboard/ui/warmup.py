@@ -57,7 +57,7 @@ MODULES = (
 
 THREAD_NAME = "paper-dashboard-warm-up"
 TIMINGS_PAGE = "(server start)"  # its line in a timings file (`dashboard.ui.timings`)
-HELPER_IDLE = 5.0  # seconds without a page run, after a first visit, before the helper starts
+HELPER_IDLE = 10.0  # seconds without a page run, after a first visit, before the helper starts
 
 
 class Visits:
