@@ -434,7 +434,7 @@ def measure_app(corpus_path: Path, label: str, timeout: float = 300, pin: bool =
                 figures["chart_s"] = round(time.perf_counter() - answering, 2)
                 page.wait_for_function(f"() => ({_STATE_JS})() === 'notRunning'", timeout=timeout * 1000)
                 figures["first_page_server_s"] = _server_seconds(log, "Overview", 0, lambda q: True)
-                # Filter changes are timed on a warmed server: at 1M the warm-up goes on for 20-30 s after
+                # Filter changes are timed on a warmed server: at 1M the warm-up goes on for 27-40 s after
                 # the first page (the codes of every filter field, `dashboard.ui.warmup.first_page`), and
                 # tries timed beside it measured the warm-up's share of the interpreter.
                 figures["warmup_s"] = _warmed(log, timeout)

@@ -147,8 +147,9 @@ def test_a_webgl_map_made_unchecked_is_the_figure_plotly_checks(colour: str, hig
     dark, dark_checked = figures.for_theme(made, "dark"), figures.for_theme(checked, "dark")
     assert not dark._validate and json.loads(dark.to_json()) == json.loads(dark_checked.to_json())
     assert dark.to_json() != made.to_json()  # recoloured
-    for unchecked in (made, dark):  # what st.plotly_chart writes (the figure's dict), orjson writes at
-        orjson.dumps(unchecked.to_dict(), option=orjson.OPT_SERIALIZE_NUMPY)  # once, not Plotly's slow path
+    # What st.plotly_chart writes (the figure's dict) orjson writes whole, not down Plotly's slow path.
+    for unchecked in (made, dark):
+        orjson.dumps(unchecked.to_dict(), option=orjson.OPT_SERIALIZE_NUMPY)
     assert charts.paper_map(PAPERS)._validate  # an SVG map is checked as every other chart
     with pytest.raises(ValueError, match="colr"):  # what the check would have caught, it still does
         charts.figure([{"type": "scattergl", "marker": {"colr": "red"}}], title="t", validate=True)
