@@ -26,6 +26,7 @@ SCALES = {"share": "Share of papers", "papers": "Papers"}
 NGRAMS = {"1": "Words", "2": "Two-word phrases"}
 SHOWN_TOPICS = 5  # rising and as many falling topics drawn as lines (plus any topic filtered to)
 PAPERS_LISTED = 200
+PERIOD_WIDTH = 150  # px of each period picker: "First half", "Last half" or a year
 
 view = page_context()
 mark("context")
@@ -140,9 +141,11 @@ def _period_name(period: Sequence[int]) -> str:
     return str(period[0]) if len(period) == 1 else f"{period[0]}–{period[-1]}"
 
 
-columns = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
+# One row that wraps, each control as wide as it needs: in four fixed columns "Papers" was cut off at
+# 1024 px.
+controls = st.container(horizontal=True, vertical_alignment="bottom")
 if several_venues:
-    with columns[0]:
+    with controls:
         sync_widget(keys.TRENDS_BY, by)
         st.segmented_control(
             "Venues",
@@ -151,8 +154,9 @@ if several_venues:
             key=keys.TRENDS_BY,
             on_change=_on_setting,
             args=(keys.TRENDS_BY, keys.URL_TRENDS_BY, "year"),
+            width="content",
         )
-with columns[1]:
+with controls:
     sync_widget(keys.TRENDS_SCALE, scale)
     st.segmented_control(
         "Show",
@@ -162,12 +166,15 @@ with columns[1]:
         on_change=_on_setting,
         args=(keys.TRENDS_SCALE, keys.URL_TRENDS_SCALE, "share"),
         help="Topic lines as the share of each year's papers (normalised) or as raw paper counts.",
+        width="content",
     )
 if several_years:
     halves = "halves"
     options = [halves, *year_texts]
     labels = {halves: "First half", **{y: y for y in year_texts}}
-    with columns[2]:
+    # the two periods side by side: where the row wraps, they move to the next line together
+    periods = controls.container(horizontal=True, vertical_alignment="bottom", width="content")
+    with periods:
         sync_widget(keys.TRENDS_FROM, str(from_years[0]) if explicit else halves)
         st.selectbox(
             "Compare",
@@ -176,8 +183,9 @@ if several_years:
             key=keys.TRENDS_FROM,
             on_change=_on_setting,
             args=(keys.TRENDS_FROM, keys.URL_TRENDS_FROM, halves),
+            width=PERIOD_WIDTH,
         )
-    with columns[3]:
+    with periods:
         labels_to = {halves: "Last half", **{y: y for y in year_texts}}
         sync_widget(keys.TRENDS_TO, str(to_years[0]) if explicit else halves)
         st.selectbox(
@@ -187,6 +195,7 @@ if several_years:
             key=keys.TRENDS_TO,
             on_change=_on_setting,
             args=(keys.TRENDS_TO, keys.URL_TRENDS_TO, halves),
+            width=PERIOD_WIDTH,
         )
 st.caption(
     "Click a point, cell or bar for its papers (listed at the bottom): it sets the year, venue and topic "
