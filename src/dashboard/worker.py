@@ -190,11 +190,15 @@ def start_helper(job: Callable[..., Any], *, imports: tuple[str, ...] = ()) -> N
     _started_helper((job.__module__, *imports))
 
 
+def _ready(start: Future[None]) -> bool:
+    return start.done() and start.exception() is None
+
+
 def helper_ready() -> bool:
     """Whether a helper process has started and is ready for steps."""
     with _context_lock:
         started = _helper
-    return started is not None and started[1].done() and started[1].exception() is None
+    return started is not None and _ready(started[1])
 
 
 def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), **kwargs: Any) -> T:
@@ -212,7 +216,7 @@ def in_helper(job: Callable[..., T], *args: Any, imports: tuple[str, ...] = (), 
     except (pickle.PicklingError, AttributeError, TypeError):
         return job(*args, **kwargs)
     helper, ready = _started_helper((job.__module__, *imports))
-    if ready.done() and ready.exception() is None:
+    if _ready(ready):
         try:
             return helper.submit(job, *args, **kwargs).result()
         except (BrokenProcessPool, RuntimeError):  # RuntimeError: the executor is shutting down
