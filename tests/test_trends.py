@@ -293,9 +293,15 @@ def test_topic_terms_per_year_on_a_sample_still_name_the_planted_words(papers: p
     }
 
 
-def test_counts_per_combination_equal_a_group_by_of_the_masked_papers() -> None:
+@pytest.mark.parametrize("joint_cells", [trends.JOINT_CELLS, 0], ids=["joint", "table-by-table"])
+def test_counts_per_combination_equal_a_group_by_of_the_masked_papers(
+    joint_cells: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Years and venues with gaps, every tier and none: `Axes.cells` (one code per paper and combination)
-    # against pandas counting the same papers, under masks that keep all, most, few and none.
+    # against pandas counting the same papers, under masks that keep all, most, few and none. A
+    # read-only mask's tables are sums of one joint table; with too many combinations for one
+    # (`JOINT_CELLS`), and for a writable mask, each table is counted on its own.
+    monkeypatch.setattr(trends, "JOINT_CELLS", joint_cells)
     rng = np.random.default_rng(7)
     n = 3_000
     papers = pd.DataFrame(
@@ -309,6 +315,7 @@ def test_counts_per_combination_equal_a_group_by_of_the_masked_papers() -> None:
         }
     )
     axes = trends.Axes.of(papers)
+    assert bool(axes._joint_names) == (joint_cells > 0)
     values = {
         "year": pd.to_numeric(papers["year"]).astype("Int64"),
         "venue": papers["venue"].astype("string").str.strip().replace("", pd.NA),
