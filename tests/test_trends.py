@@ -170,6 +170,11 @@ def test_code_release_grows_and_its_shares_are_per_group(axes: trends.Axes, pape
     )
     live = trends.code_release(trends.Axes.of(with_repos), "venue,year")
     assert (live["live"] == live["released"]).all() and "live_share" in live.columns
+    # Before any check (every repository "not_checked", or none at all): no live line of 0%.
+    unchecked = papers.assign(repo_state=np.where(papers["code_status"] == "released", "not_checked", ""))
+    assert "live_share" not in trends.code_release(trends.Axes.of(unchecked), "year").columns
+    one_answer = unchecked.assign(repo_state=["error", *unchecked["repo_state"].iloc[1:]])
+    assert trends.code_release(trends.Axes.of(one_answer), "year")["live_share"].eq(0).all()
 
 
 def test_acceptance_per_topic_area_and_year(axes: trends.Axes, papers: pd.DataFrame) -> None:

@@ -130,9 +130,9 @@ class Axes:
     """The papers' year, venue, topic and outcomes as integer codes: counting a subset is a bincount.
 
     ``year``/``venue``/``topic`` hold per paper the position in ``years``/``venues``/``topics`` (-1:
-    missing). ``released`` and ``live`` (None without the ``repo_state`` column) are per-paper flags;
-    ``tier`` is the decision tier (None without the ``decision_tier`` column); ``area_rows`` and
-    ``area_codes`` list each (paper, area) pair.
+    missing). ``released`` and ``live`` (None until some repository was checked: `repo_state`) are
+    per-paper flags; ``tier`` is the decision tier (None without the ``decision_tier`` column);
+    ``area_rows`` and ``area_codes`` list each (paper, area) pair.
     """
 
     year: np.ndarray
@@ -168,7 +168,11 @@ class Axes:
         released = status.eq("released").to_numpy(dtype=bool, na_value=False)
         live = None
         if "repo_state" in papers.columns:
-            live = papers["repo_state"].eq("live").to_numpy(dtype=bool, na_value=False)
+            # Only once some repository has an answer: before any check every paper is "not_checked"
+            # (or "", no repository), and a line of 0% live would say the code is gone.
+            states = papers["repo_state"].astype("string").fillna("")
+            if (~states.isin(("", "not_checked"))).any():
+                live = states.eq("live").to_numpy(dtype=bool)
         tier = None
         if "decision_tier" in papers.columns:
             tiers = papers["decision_tier"].astype("string").fillna("unknown").str.strip().str.lower()
