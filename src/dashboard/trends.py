@@ -258,42 +258,41 @@ class Axes:
         kept = self._counted.get(key, mask)
         if kept is not None:
             return kept
-        joint = self._joint(mask) if self._counted.keeps(mask) else None
-        if joint is not None:
-            table = _marginal(joint, self._joint_names, key)
+        if self._counted.keeps(mask) and self._joint_names:
+            table = _marginal(self._joint(mask), self._joint_names, key)
         else:
-            combined, shape = self._combination(key)
-            size = int(np.prod(shape, dtype=np.int64))
-            table = self._count(combined, size, mask)[:size].reshape(shape)
+            table = _marginal(self._count(key, mask), key, key)
         table.setflags(write=False)
         self._counted.put(key, mask, table)
         return table
 
     def _combination(self, names: tuple[str, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
-        """One code per paper for the combination of ``names`` (a paper missing any: the last code,
-        ``prod(shape)``) and the shape of its table; made once per combination (int32; shared)."""
+        """One code per paper for the combination of ``names``, each axis's codes shifted by one so
+        that missing (-1) comes first, and the shape of its table (each axis one code longer); made
+        once per combination (int32 where it fits; shared read-only)."""
         known = self._combined.get(names)
         if known is None:
             parts = [self._axis(name) for name in names]
-            shape = tuple(size for _, size in parts)
-            size = int(np.prod(shape, dtype=np.int64))
+            shape = tuple(size + 1 for _, size in parts)
             combined = np.zeros(self.n_papers, dtype=np.int64)
-            missing = np.zeros(self.n_papers, dtype=bool)
-            for codes, n in parts:
-                combined = combined * n + codes
-                missing |= codes < 0
-            combined[missing] = size
-            known = (combined.astype(np.int32 if size < 2**31 - 1 else np.int64), shape)
+            for codes, size in parts:
+                combined = combined * (size + 1) + (codes + 1)
+            cells = int(np.prod(shape, dtype=np.int64))
+            known = (combined.astype(np.int32 if cells < 2**31 - 1 else np.int64), shape)
             known[0].setflags(write=False)
             self._combined[names] = known
         return known
 
-    def _count(self, combined: np.ndarray, size: int, mask: np.ndarray | pd.Series | None) -> np.ndarray:
-        """How many masked papers have each code of ``combined`` (0 to ``size``), as int64."""
+    def _count(self, names: tuple[str, ...], mask: np.ndarray | pd.Series | None) -> np.ndarray:
+        """The masked papers counted per combination of ``names``, missing codes included (first on
+        each axis, `_combination`), as int64."""
+        combined, shape = self._combination(names)
+        cells = int(np.prod(shape, dtype=np.int64))
         if mask is None:
-            return np.bincount(combined, minlength=size + 1)
-        # weighing by the mask reads the codes once and copies none of them (half the time)
-        return np.bincount(combined, weights=self.inside(mask), minlength=size + 1).astype(np.int64)
+            counted = np.bincount(combined, minlength=cells)
+        else:  # weighing by the mask reads the codes once and copies none of them (half the time)
+            counted = np.bincount(combined, weights=self.inside(mask), minlength=cells).astype(np.int64)
+        return counted.reshape(shape)
 
     @cached_property
     def _joint_names(self) -> tuple[str, ...]:
@@ -304,35 +303,16 @@ class Axes:
         cells = int(np.prod([self._axis(name)[1] + 1 for name in names], dtype=np.int64))
         return tuple(names) if cells <= JOINT_CELLS else ()
 
-    def _joint(self, mask: np.ndarray | pd.Series | None) -> np.ndarray | None:
-        """The masked papers counted per combination of every code (`_joint_names`), with a first
-        "missing" code on each axis: the table every `cells` table of this mask is a sum of. Kept with
-        the mask's tables; None when the corpus has too many combinations."""
-        names = self._joint_names
-        if not names:
-            return None
-        key = ("", *names)  # no table of `cells` has an empty name
-        kept = self._counted.get(key, mask)
-        if kept is not None:
-            return kept
-        shape = tuple(self._axis(name)[1] + 1 for name in names)
-        size = int(np.prod(shape, dtype=np.int64))
-        joint = self._count(self._joint_codes, size, mask)[:size].reshape(shape)
-        joint.setflags(write=False)
-        self._counted.put(key, mask, joint)
+    def _joint(self, mask: np.ndarray) -> np.ndarray:
+        """The read-only ``mask``'s papers counted per combination of every code (`_joint_names`),
+        missing codes included: the table every `cells` table of this mask is a sum of, kept with them."""
+        key = ("", *self._joint_names)  # no table of `cells` has an empty name
+        joint = self._counted.get(key, mask)
+        if joint is None:
+            joint = self._count(self._joint_names, mask)
+            joint.setflags(write=False)
+            self._counted.put(key, mask, joint)
         return joint
-
-    @cached_property
-    def _joint_codes(self) -> np.ndarray:
-        """Per paper its cell of the joint table (`_joint`): each axis's codes shifted by one, missing
-        (-1) first, so a paper missing one is still counted in the tables that do not name it."""
-        combined = np.zeros(self.n_papers, dtype=np.int64)
-        for name in self._joint_names:
-            codes, n = self._axis(name)
-            combined = combined * (n + 1) + (codes + 1)
-        combined = combined.astype(np.int32)  # JOINT_CELLS is far below 2**31
-        combined.setflags(write=False)
-        return combined
 
     def span(self, mask: np.ndarray | pd.Series | None = None) -> tuple[list[int], list[str]]:
         """The years and venues the masked papers have (sorted)."""
