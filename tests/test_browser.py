@@ -152,23 +152,6 @@ def shoot(page: object, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
 
 
-def test_every_page_opens_and_is_captured(app_url: str, browser: object) -> None:
-    page = open_page(browser, height=1600)
-    page.goto(app_url)
-    settle(page)
-    total = counts(page)[1]
-    assert counts(page) == (total, total)
-    for label, name in PAGES.items():
-        page.locator('[data-testid="stSidebarNavLink"]', has_text=label).first.click()
-        page.wait_for_url(re.compile(rf"/{name}" if name != "overview" else r"/(overview)?(\?.*)?$"))
-        settle(page)
-        if label != "Compare":  # charts load Plotly lazily; give them a moment before the picture
-            page.wait_for_timeout(1500)
-        no_errors(page)
-        assert page.locator("h1").first.inner_text().strip() == label
-        shoot(page, name)
-
-
 def test_a_filter_goes_into_the_url_the_count_and_the_download_and_back_undoes_it(
     app_url: str, browser: object
 ) -> None:
@@ -372,32 +355,6 @@ CUT_LABELS_JS = """() => {
 }"""
 CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
     .every(chart => chart.querySelector('.main-svg'))"""
-
-
-@pytest.mark.parametrize("width", [1024, 1280, 1920])
-def test_layout_at_common_widths(app_url: str, browser: object, width: int) -> None:
-    page = open_page(browser, width=width, height=1200)
-    for name in PAGES.values():
-        page.goto(f"{app_url}/{'' if name == 'overview' else name}?q=diffusion")  # Overview is "/"
-        settle(page)
-        page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # Plotly loads lazily
-        page.wait_for_timeout(1500)
-        no_errors(page)
-        # Nothing sticks out sideways: the page itself never scrolls horizontally,
-        overflow = page.evaluate(
-            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-        )
-        assert overflow <= 0, name
-        # nor does any table: every column is in view without scrolling its grid sideways,
-        grids = page.evaluate(GRID_OVERFLOW_JS)
-        assert max(grids, default=0) <= 1, (name, grids)
-        # and no label of a chart or a metric is cut.
-        assert page.evaluate(CUT_LABELS_JS) == [], name
-    page.goto(f"{app_url}/papers?q=diffusion")
-    settle(page)
-    page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller')  # grids draw after the script
-    assert page.evaluate(GRID_OVERFLOW_JS)  # the check above looked at real grids
-    shoot(page, f"papers_{width}")
 
 
 def test_the_chart_library_loads_as_a_page_opens_and_takes_no_room(app_url: str, browser: object) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from server import REPO, running_app
 from test_browser import (  # the module's skips, app server and browser fixtures, shared
+    CHARTS_DRAWN_JS,
     CHROMIUM,
     SOFT_NAVIGATE,
     app_url,
@@ -63,8 +64,6 @@ AXE_RUN_JS = """async () => {
       n => n.target.join(' ') + ' :: ' + (n.failureSummary || '').slice(0, 300)),
   }));
 }"""
-CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
-    .every(chart => chart.querySelector('.main-svg'))"""
 
 
 def _seed_ids() -> list[str]:

@@ -163,7 +163,6 @@ def test_the_reader_and_an_index_built_from_it_carry_no_invisible_characters(tmp
             assert not papers[column].astype(str).map(screen.has_invisible).any(), column
 
 
-
 def test_a_field_that_starts_with_an_invisible_character_is_stripped_after_it_goes() -> None:
     from dashboard import corpus
 

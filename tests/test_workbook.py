@@ -197,7 +197,7 @@ def test_a_good_workbook_reads_as_openpyxl_reads_it() -> None:
     sheet.append(["T1", "We study graphs.", 2024, 0.5, True])
     sheet.append(["T2", "=1+1", 2025, None, False])  # a formula without a cached value
     sheet.append([])
-    sheet.append(["T3 \u00e9\u4e2d", "Text with <tags> & \"quotes\"", 2026, -3, None])
+    sheet.append(["T3 \u00e9\u4e2d", 'Text with <tags> & "quotes"', 2026, -3, None])
     buffer = io.BytesIO()
     book.save(buffer)
     data = buffer.getvalue()
