@@ -10,7 +10,8 @@ again after every session is done (one user's change must never show up in anoth
 server must stay up and its memory (RSS, sampled with psutil every 0.25 s) stay bounded.
 
 Bounded: 20 sessions, one round, a deadline on every wait; the server is stopped in a ``finally``.
-The figures are printed (run with ``-s``) and recorded in RELIABILITY.md.
+The figures are printed (run with ``-n 0 -s``: pytest-xdist workers keep what tests print) and
+recorded in RELIABILITY.md.
 Skipped where ../shared/corpora or /usr/bin/chromium is absent.
 """
 

@@ -9,9 +9,10 @@
 Choices (each measured by ``bench/map_quality.py``; figures in the README, "The paper map"):
 
 - **Method: t-SNE by openTSNE** (FFT-accelerated above 10,000 points, Barnes-Hut below; perplexity 30,
-  cosine neighbours, PCA initialisation, a coarser FFT grid: `INTS_IN_INTERVAL`) of the LSA vectors (those "most similar papers" and the topic
-  model read). On a 5,000-paper sample of the 27k corpus its trustworthiness (k = 10) was 0.986, ahead
-  of UMAP (0.977), the disc layout the map had before (0.968), PaCMAP (0.943) and PCA (0.739).
+  cosine neighbours, PCA initialisation, a coarser FFT grid: `INTS_IN_INTERVAL`) of the LSA vectors
+  (those "most similar papers" and the topic model read). On a 5,000-paper sample of the 27k corpus
+  its trustworthiness (k = 10) was 0.986, ahead of UMAP (0.977), the disc layout the map had before
+  (0.968), PaCMAP (0.943) and PCA (0.739).
   openTSNE is compiled ahead of time (Cython): no numba JIT. UMAP and PaCMAP compile their kernels
   with numba in every new process (15-40 s here), and the app fits a raw corpus's analysis in a fresh
   worker process each time, so they would add that to every upload.
