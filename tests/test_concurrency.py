@@ -198,10 +198,10 @@ async def check(page: Any, session: Session, expected: Expected) -> None:
     # runs: the URL already new, the count and skeletons of the old run, right 15 s later). A view that
     # is not yet the expected one is looked at again until RECHECK_S have passed; then it is wrong.
     deadline = time.monotonic() + RECHECK_S
+    wanted = (expected.filters, (expected.shown, expected.total))
     while True:
         shown, url_query = await settle(page, SESSION_TIMEOUT)
         seen, _ = Filters.from_query(url_query)
-        wanted = (expected.filters, (expected.shown, expected.total))
         if (seen, shown) == wanted or time.monotonic() > deadline:
             break
         await asyncio.sleep(1.0)

@@ -107,7 +107,7 @@ def shoot_widths(page: object, name: str, theme: str) -> None:
         page.set_viewport_size({"width": width, "height": 900})  # type: ignore[attr-defined]
         page.wait_for_timeout(400)  # type: ignore[attr-defined]  # charts redraw at the new width
         no_errors(page)
-        check_layout(page, f"{name} at {width} px")
+        check_layout(page, name, width)
         height = page.evaluate(  # type: ignore[attr-defined]
             "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
         )
@@ -117,19 +117,20 @@ def shoot_widths(page: object, name: str, theme: str) -> None:
     page.set_viewport_size({"width": WIDTHS[1], "height": 900})  # type: ignore[attr-defined]
 
 
-def check_layout(page: object, where: str) -> None:
+def check_layout(page: object, name: str, width: int) -> None:
     """Nothing sticks out sideways: not the page, not a table's columns (each in view without scrolling
-    its grid), and no label of a chart or a metric is cut."""
+    its grid), and no label of a chart or a metric is cut. The Papers views must have drawn a grid."""
+    where, has_grid = f"{name} at {width} px", name.startswith("papers")
     page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # type: ignore[attr-defined]  # Plotly loads lazily
     overflow = page.evaluate(  # type: ignore[attr-defined]
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow <= 0, where
-    if where.startswith("papers"):  # grids draw after the script
+    if has_grid:  # grids draw after the script
         page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller')  # type: ignore[attr-defined]
     grids = page.evaluate(GRID_OVERFLOW_JS)  # type: ignore[attr-defined]
     assert max(grids, default=0) <= 1, (where, grids)
-    assert grids or not where.startswith("papers"), f"{where}: no grid drawn, so no column was checked"
+    assert grids or not has_grid, f"{where}: no grid drawn, so no column was checked"
     # A chart redrawn at a new width may take a moment to settle its margins: cut for 5 s is cut.
     deadline = time.monotonic() + 5
     while (cut := page.evaluate(CUT_LABELS_JS)) and time.monotonic() < deadline:  # type: ignore[attr-defined]
