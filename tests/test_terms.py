@@ -212,6 +212,7 @@ def test_fast_frequencies_equal_the_straightforward_ones(keep: list[bool], top: 
 
 
 def test_occurrences_leave_the_papers_out_until_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(terms, "PRODUCT_SHARE", 1.0)  # rows copied, never the product with every row
     counts = TermCounts.build(CORPUS)
     exact = TermCounts.build(CORPUS).subset_counts(GRAPH_PAPERS)
     asked: list[bool] = []
@@ -365,3 +366,52 @@ def test_sums_over_rows_copied_a_chunk_at_a_time_are_the_sums_of_the_rows(
     assert all(name.startswith("term-sums") for name in summed_in) == many
     alone, none = counts._sum_rows(rows, papers=False)  # the occurrences without the papers
     assert alone.tolist() == occurrences.tolist() and none is None
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("share", [0.0, 0.35, 0.5, 0.9, 1.0])
+def test_large_subsets_are_one_product_with_every_row_and_equal_the_row_sums(
+    share: float, threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Above PRODUCT_SHARE of the corpus on either side, a subset's occurrences come from the product of
+    # every row with its 0/1 vector, in SUM_THREADS ranges of papers: the same numbers as its rows' sums.
+    monkeypatch.setattr(terms, "SUM_THREADS", threads)
+    rng = np.random.default_rng(7)
+    dense = rng.poisson(0.4, size=(401, 60)).astype(np.int32)
+    vocabulary = np.array([f"t{i:02d}" for i in range(60)], dtype=object)
+    counts = TermCounts(vocabulary, sp.csr_matrix(dense), 1, False)
+    inside = np.zeros(401, dtype=bool)
+    inside[rng.choice(401, size=int(share * 401), replace=False)] = True
+    products: list[str] = []
+    range_product = TermCounts._range_product
+
+    def recorded(self: TermCounts, weights: np.ndarray, bounds: tuple[int, int]) -> np.ndarray:
+        products.append(threading.current_thread().name)
+        return range_product(self, weights, bounds)
+
+    monkeypatch.setattr(TermCounts, "_range_product", recorded)
+    occurrences = counts.occurrences(inside)
+    assert occurrences.tolist() == dense[inside].sum(axis=0).tolist()
+    fewest = min(inside.sum(), (~inside).sum())
+    assert bool(products) == (fewest > terms.PRODUCT_SHARE * 401)
+    if products:  # every paper read once, in `threads` contiguous ranges
+        assert len(products) == threads
+        assert all(name.startswith("term-sums") for name in products) == (threads > 1)
+    assert counts.counts.toarray().tolist() == dense.tolist()
+    # the papers using each term are still counted from the rows (the product has no 0/1 counts)
+    products.clear()
+    _, papers = counts.subset_counts(inside)
+    assert papers.tolist() == (dense[inside] > 0).sum(axis=0).tolist() and products == []
+
+
+def test_a_range_of_rows_is_read_in_place_not_copied() -> None:
+    # scipy copies a view of less than half of an array given to its constructor (0.4 s for half of a
+    # million papers' rows): the range's transposed matrix must share the corpus's arrays.
+    rng = np.random.default_rng(3)
+    dense = rng.poisson(0.5, size=(100, 30)).astype(np.int32)
+    matrix = sp.csr_matrix(dense)
+    view = terms._columns_of_rows(matrix, 60, 70)  # a tenth of the rows
+    assert np.shares_memory(view.data, matrix.data) and np.shares_memory(view.indices, matrix.indices)
+    assert view.shape == (30, 10)
+    assert view.toarray().tolist() == dense[60:70].T.tolist()
+    assert (view @ np.ones(10, dtype=np.int32)).tolist() == dense[60:70].sum(axis=0).tolist()

@@ -31,7 +31,11 @@ KWIC_LIMIT = 500
 RECENT_SUBSETS = 4  # subsets whose counts are kept (the Terms page asks for one twice)
 SUM_CHUNK = 50_000  # papers whose rows are copied and summed at a time (`TermCounts._sum_rows`)
 SUM_THREADS = min(4, os.cpu_count() or 1)  # threads a large sum is shared among (`TermCounts._sum_rows`)
-
+# Above this share of the corpus, a subset's occurrences are one product of every paper's row with the
+# subset's 0/1 vector (`TermCounts._sum_where`) instead of a copy of its rows: at a million papers the
+# copy cost 0.14 us a row read (458,000 rows: 65 ms in one thread), the product 0.043 us a paper of the
+# corpus (43 ms), so the product wins above about 30% and reads every row in place.
+PRODUCT_SHARE = 0.3
 
 
 @cache
@@ -188,6 +192,25 @@ class TermCounts:
                 users += block.T @ ones
         return counts, users
 
+    def _sum_where(self, inside: np.ndarray) -> np.ndarray:
+        """Occurrences of every term over the papers of the boolean ``inside``: the product of every
+        row with the 0/1 vector, read in place (no copy), in SUM_THREADS contiguous ranges of papers
+        at once (scipy multiplies without the GIL)."""
+        weights = inside.astype(self.counts.dtype)
+        bounds = np.linspace(0, self.n_papers, min(SUM_THREADS, max(1, self.n_papers)) + 1).astype(np.int64)
+        ranges = list(zip(bounds[:-1], bounds[1:], strict=True))
+        if len(ranges) == 1:
+            return self._range_product(weights, ranges[0])
+        first, *rest = _sum_pool().map(partial(self._range_product, weights), ranges)
+        for more in rest:  # whole numbers in float64: exact in any order
+            first += more
+        return first
+
+    def _range_product(self, weights: np.ndarray, bounds: tuple[int, int]) -> np.ndarray:
+        """`_sum_where` over the papers ``bounds[0]`` to ``bounds[1]``: a view of their rows, no copy."""
+        first, last = int(bounds[0]), int(bounds[1])
+        return np.asarray(_columns_of_rows(self.counts, first, last) @ weights[first:last], dtype=np.float64)
+
     @cached_property
     def _totals(self) -> tuple[np.ndarray, np.ndarray]:
         counts, papers = self._sum_rows(np.arange(self.n_papers))
@@ -199,15 +222,11 @@ class TermCounts:
         by_group = np.argsort(group_index, kind="stable")
         block = self.counts[rows[by_group]]
         bounds = np.searchsorted(group_index[by_group], np.arange(n_groups + 1))
-        sums = np.zeros((n_groups, len(self.terms)))
+        # whole numbers in int32, as the rows (no term is used 2**31 times): half the memory of float64
+        sums = np.zeros((n_groups, len(self.terms)), dtype=np.int32)
         for g in range(n_groups):
             first, last = bounds[g], bounds[g + 1]
-            start, end = block.indptr[first], block.indptr[last]
-            group_rows = sp.csr_matrix(  # a view of the group's rows of the block, no copy
-                (block.data[start:end], block.indices[start:end], block.indptr[first : last + 1] - start),
-                shape=(last - first, len(self.terms)),
-            )
-            sums[g] = group_rows.T @ np.ones(last - first, dtype=np.int32)
+            sums[g] = _columns_of_rows(block, first, last) @ np.ones(last - first, dtype=np.int32)
         return sums
 
     @cached_property
@@ -249,9 +268,12 @@ class TermCounts:
         if within is not None and (inside & ~within.mask).any():
             raise ValueError("within must hold every paper of the mask")
         outer_rest = int(within.mask.sum()) - n_inside if within is not None else self.n_papers
+        fewest = min(n_inside, self.n_papers - n_inside, outer_rest)
         if within is not None and outer_rest < min(n_inside, self.n_papers - n_inside):
             counts_out, users_out = self._sum_rows(np.flatnonzero(within.mask & ~inside), papers=papers)
             counts, users = within.counts - counts_out, _less(within.papers, users_out)
+        elif not papers and fewest > PRODUCT_SHARE * self.n_papers:
+            counts, users = self._sum_where(inside), None
         elif n_inside <= self.n_papers // 2:
             counts, users = self._sum_rows(np.flatnonzero(inside), papers=papers)
         else:  # more than half the papers: the corpus totals less the papers left out read fewer entries
@@ -408,6 +430,20 @@ class TermCounts:
             columns=columns,
         )
         return table.astype({"group": "str", "term": "str"})
+
+
+def _columns_of_rows(matrix: sp.csr_matrix, first: int, last: int) -> sp.csc_matrix:
+    """The rows ``first`` to ``last`` of ``matrix``, transposed (terms x papers), as a view: no copy.
+
+    The arrays are set after the constructor: given to it, a view of less than half of the arrays it
+    comes from is copied (scipy's ``prune``), 0.4 s for half the rows of a million papers.
+    """
+    start, end = matrix.indptr[first], matrix.indptr[last]
+    view = sp.csc_matrix((matrix.shape[1], last - first), dtype=matrix.dtype)
+    view.indptr = matrix.indptr[first : last + 1] - start
+    view.indices = matrix.indices[start:end]
+    view.data = matrix.data[start:end]
+    return view
 
 
 def _memberships(
