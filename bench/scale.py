@@ -272,13 +272,19 @@ _ROWS_JS = """() => document.querySelector(
   '[data-testid="stMain"] [data-testid="stDataFrame"] table[role="grid"]')?.getAttribute('aria-rowcount')"""
 
 
-def _server_seconds(log: Path, page: str, since: float, predicate: Any) -> float | None:
-    """The server-side seconds of the last run of ``page`` after ``since`` whose query matches."""
+def _server_run(log: Path, page: str, since: float, predicate: Any) -> dict[str, Any] | None:
+    """The timings line of the last run of ``page`` after ``since`` whose query matches."""
     if not log.exists():
         return None
     runs = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     runs = [r for r in runs if r["page"] == page and r["time"] >= since and predicate(r["query"])]
-    return runs[-1]["seconds"] if runs else None
+    return runs[-1] if runs else None
+
+
+def _server_seconds(log: Path, page: str, since: float, predicate: Any) -> float | None:
+    """The server-side seconds of the last run of ``page`` after ``since`` whose query matches."""
+    run = _server_run(log, page, since, predicate)
+    return run["seconds"] if run else None
 
 
 # Every chart drawn, then two idle periods of the browser: a person types a search after looking at the
@@ -352,8 +358,11 @@ OTHER_PAGES = {"overview": "Overview", "topics": "Topics", "terms": "Terms", "tr
 PAGE_PATHS = {"overview": ""}  # the default page lives at the root
 
 
-def _page_change(page: Any, url: str, title: str, action: Any, log: Path, timeout: float) -> float | None:
-    """Open ``url`` unfiltered, do ``action`` (a search): the server seconds of that page's run."""
+def _page_change(
+    page: Any, url: str, title: str, action: Any, log: Path, timeout: float
+) -> dict[str, Any] | None:
+    """Open ``url`` unfiltered, do ``action`` (a search): the timings line of that page's run (its
+    server seconds, processor seconds and the seconds at which its steps ended)."""
     page.goto(url, timeout=timeout * 1000)
     page.wait_for_function(f"() => ({_COUNT_JS})() !== null", timeout=timeout * 1000, polling=20)
     page.wait_for_function(f"() => ({_STATE_JS})() === 'notRunning'", timeout=timeout * 1000)
@@ -363,9 +372,9 @@ def _page_change(page: Any, url: str, title: str, action: Any, log: Path, timeou
     action(page)
     _settle(page, before, timeout)
     for _ in range(50):  # the script's log line is written as the run ends
-        seconds = _server_seconds(log, title, started_wall, lambda q: q.get("q"))
-        if seconds is not None:
-            return seconds
+        run = _server_run(log, title, started_wall, lambda q: q.get("q"))
+        if run is not None:
+            return run
         time.sleep(0.1)
     return None
 
@@ -471,15 +480,23 @@ def measure_app(corpus_path: Path, label: str, timeout: float = 300, pin: bool =
                 # The same common-word search on every other page: the slowest of three tries each.
                 pages: dict[str, float | None] = {}
                 page_runs: dict[str, list[float | None]] = {}
+                slowest: dict[str, dict[str, Any]] = {}  # each page's slowest try: where its time went
                 for name, title in OTHER_PAGES.items():
                     step(f"{name}: common-word search")
                     url = f"http://127.0.0.1:{port}/{PAGE_PATHS.get(name, name)}"
-                    runs = [_page_change(page, url, title, searcher(COMMON_WORD), log, timeout)
-                            for _ in range(REPEATS)]  # fmt: skip
+                    lines = [_page_change(page, url, title, searcher(COMMON_WORD), log, timeout)
+                             for _ in range(REPEATS)]  # fmt: skip
+                    runs = [line["seconds"] if line else None for line in lines]
                     pages[name] = max((r for r in runs if r is not None), default=None)
                     page_runs[name] = runs
+                    timed = [line for line in lines if line]
+                    if timed:
+                        worst = max(timed, key=lambda line: line["seconds"])
+                        kept = ("seconds", "cpu_seconds", "process_cpu_seconds", "marks")
+                        slowest[name] = {k: worst[k] for k in kept}
                 figures["pages_server_s"] = pages
                 figures["pages_server_runs_s"] = page_runs
+                figures["pages_slowest_run"] = slowest
                 measured = [v for v in [*pages.values(), figures.get("common_server_s")] if v is not None]
                 figures["worst_page_server_s"] = max(measured, default=None)
                 browser.close()
@@ -636,6 +653,10 @@ def report(results: dict[str, dict[str, Any]]) -> None:
                 f"  {'each try':>9}  "
                 + "  ".join(f"{n} " + "/".join(_cell(v, 3) for v in r or []) for n, r in runs.items())
             )
+        for name, run in figures.get("pages_slowest_run", {}).items():  # where the slowest try went
+            steps = " ".join(f"{step} {seconds:.3f}" for step, seconds in run["marks"].items())
+            cpu = f"its thread {run['cpu_seconds']:.3f}, the server {run.get('process_cpu_seconds', 0):.3f}"
+            print(f"  {name:>9}  slowest {run['seconds']:.3f} s (processor: {cpu}): {steps}")
     print("\nTargets (issue 5):")
     print("\n".join(targets_report(results)))
     if results:
