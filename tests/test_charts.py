@@ -379,3 +379,28 @@ def test_figure_lays_out_title_axes_and_extras_in_one_validated_call() -> None:
     assert fig.data[0].orientation == "h"
     with pytest.raises(ValueError):  # still validated: a misspelt property is an error, not ignored
         charts.figure([bars], title="x", bargapp=0.3)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_word_cloud_is_a_small_palette_png_in_the_words_colours(theme: str) -> None:
+    import io
+
+    from PIL import Image
+
+    from dashboard import colours
+
+    frequencies = {f"term{n:03d}": 1000 / (n + 1) for n in range(150)}
+    png = charts.word_cloud_png(frequencies, theme=theme)
+    image = Image.open(io.BytesIO(png))
+    assert image.mode == "P" and "transparency" in image.info
+    assert len(image.getcolors()) <= charts.CLOUD_PNG_COLOURS
+    pixels = np.asarray(image.convert("RGBA"))
+    assert pixels[0, 0, 3] == 0, "the page shows through the background"
+    opaque = pixels[pixels[..., 3] == 255][:, :3]
+    assert len(opaque) > 0.1 * np.count_nonzero(pixels[..., 3]), "the words are drawn opaque"
+    # The palette merges only the words' smoothed edges: the words keep their colours, which read at
+    # 4.5:1 on the theme's background (`test_colours`).
+    background = colours.THEMES[theme].background
+    drawn, counts = np.unique(opaque, axis=0, return_counts=True)
+    readable = [colours.contrast("#" + bytes(c.astype(np.uint8)).hex(), background) >= 4.5 for c in drawn]
+    assert counts[readable].sum() > 0.99 * counts.sum()

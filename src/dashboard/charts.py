@@ -766,6 +766,7 @@ CLOUD_SCALE = 2.5
 # 9 x 2.5 x 0.49 = 11 px on screen, the smallest a word is drawn in (the default, 4, gave 5 px).
 CLOUD_MIN_FONT = 9
 CLOUD_MAX_WORDS = 80
+CLOUD_PNG_COLOURS = 64  # the word cloud's PNG is a palette image (`word_cloud_png`)
 
 
 def cloud_layout(
@@ -821,9 +822,19 @@ def word_cloud_png(
     too small to read (`CLOUD_MIN_FONT`); the words are in topic colours with 4.5:1 on ``theme``. Raises
     ValueError when no term is left to draw.
     """
+    from PIL import Image
+
     cloud = _cloud(frequencies, width=width, height=height, random_state=random_state, theme=theme)
     buffer = io.BytesIO()
-    cloud.to_image().save(buffer, format="PNG", compress_level=1)  # a third of the time of level 6
+    # In CLOUD_PNG_COLOURS colours with alpha (the words' few colours and their smoothed edges): 49 KB
+    # written in 5 ms, against 120 KB in 12 ms as RGBA, for 150 terms at 1000 x 440 px; level 1 takes a
+    # third of the time of level 6.
+    image = cloud.to_image().quantize(colors=CLOUD_PNG_COLOURS, method=Image.Quantize.FASTOCTREE)
+    # The quantizer averages alpha too (a word's inside came out 252-254): near-opaque entries are opaque.
+    entries = image.getpalette("RGBA") or []
+    entries[3::4] = [255 if alpha >= 248 else alpha for alpha in entries[3::4]]
+    image.putpalette(entries, "RGBA")
+    image.save(buffer, format="PNG", compress_level=1)
     return buffer.getvalue()
 
 
