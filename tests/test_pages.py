@@ -259,3 +259,19 @@ def test_chart_titles_show_as_text_not_as_markup(seeds: pd.DataFrame, page: str)
         title = json.loads(chart.proto.spec).get("layout", {}).get("title", {})
         shown = f"{title.get('text', '')} {title.get('subtitle', {}).get('text', '')}"
         assert "&lt;" not in shown and "&gt;" not in shown, shown
+
+
+def test_keyword_in_context_says_once_that_it_shows_the_first_lines_in_corpus_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 60 abstracts with ten "graph"s each: more than the 500 lines shown
+    words = ["kernel", "tensor", "sparse", "spectral", "random", "latent"]
+    abstracts = [f"Paper {n} about {words[n % 6]} graph " + "graph " * 9 + "methods." for n in range(60)]
+    corpus = tmp_path / "many.txt"
+    corpus.write_text("Test Papers\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
+    monkeypatch.setenv("PAPER_DASHBOARD_CORPUS", str(corpus))
+    at = ok(app("terms", {"term": "graph"}))
+    first = 'The first 500 of more than 500 occurrences of "graph" in the filtered papers'
+    assert f"{first}, in corpus order" in captions(at)
+    at.segmented_control(key=keys.TERMS_KWIC_ORDER).set_value("after").run()
+    assert f"{first} (the first in corpus order), sorted by the word after" in captions(ok(at))

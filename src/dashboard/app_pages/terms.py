@@ -184,10 +184,12 @@ if term:
     lines = terms.kwic_sorted(found.head(KWIC_SHOWN), order)
     sorted_by = "in corpus order" if order == "corpus" else f"sorted by the {KWIC_ORDERS[order].lower()}"
     if len(found) > KWIC_SHOWN:
+        # "The first" are always the first in corpus order: said once, where another order sorts them.
+        first = "" if order == "corpus" else " (the first in corpus order)"
         st.caption(
             escape_markdown(
                 f'The first {KWIC_SHOWN:,} of more than {KWIC_SHOWN:,} occurrences of "{term}" '
-                f"in the filtered papers (in corpus order), {sorted_by}"
+                f"in the filtered papers{first}, {sorted_by}"
             )
         )
     else:
