@@ -20,8 +20,9 @@ Measurements, each in its own process so its memory is its own:
   and a topic filter, timed server-side (PAPER_DASHBOARD_TIMINGS: the whole script run) and in the
   browser (to the updated table), the slowest of three tries each, each typed once the page's charts
   are drawn and the browser is idle (`_drawn`); the common-word search on every
-  other page, server-side (the table shows the slowest page); peak RSS of the app process (and how
-  much of it is the memory-mapped index).
+  other page, server-side (the table shows the slowest page; the report, where each page's slowest
+  try went: the seconds at which its steps ended, its thread's and the server's processor time); peak
+  RSS of the app process (and how much of it is the memory-mapped index).
 
 Results accumulate in bench/results/scale.json (a later run replaces the figures it measures), so the
 1M run can happen on its own; the table is printed and drawn log-log to bench/results/scale.png.
