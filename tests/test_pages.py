@@ -275,3 +275,17 @@ def test_keyword_in_context_says_once_that_it_shows_the_first_lines_in_corpus_or
     assert f"{first}, in corpus order" in captions(at)
     at.segmented_control(key=keys.TERMS_KWIC_ORDER).set_value("after").run()
     assert f"{first} (the first in corpus order), sorted by the word after" in captions(ok(at))
+
+
+@pytest.mark.parametrize(
+    ("page", "query", "terms_column"), [("topics", {}, "top terms"), ("terms", {"q": "model"}, "term")]
+)
+def test_lists_of_terms_wrap_in_rows_three_lines_tall(
+    page: str, query: dict[str, str], terms_column: str
+) -> None:
+    # In half a page one line of a topic's top terms (or a group's distinctive ones) showed two or three.
+    at = ok(app(page, query))
+    tables = [d for d in at.main.dataframe if terms_column in d.value.columns]
+    assert tables, [list(d.value.columns) for d in at.main.dataframe]
+    grid = tables[0]
+    assert grid.proto.row_height == components.WRAPPED_ROW_PX

@@ -143,7 +143,9 @@ with right:
                 "group": st.column_config.TextColumn(GROUPS[group], width=200),
                 "term": st.column_config.TextColumn("Most distinctive terms", width=420),
             },
+            visible=10,
             within=components.HALF_WIDTH_PX,
+            wrapped=True,  # eight terms each: one line of half a page showed three or four
         )
 
 mark("groups")

@@ -46,11 +46,12 @@ with right:
     components.show_table(
         overview.drop(columns="topic"),
         {
-            "name": st.column_config.TextColumn("Topic", width=220),
+            "name": st.column_config.TextColumn("Topic", width=130),  # names wrap: the terms get the room
             "papers": st.column_config.NumberColumn("Papers", width=60),
             "top terms": st.column_config.TextColumn("Top terms", width=600),
         },
         within=components.HALF_WIDTH_PX,
+        wrapped=True,  # one line of half a page showed two or three of the terms
     )
 
 mark("bars and terms")

@@ -671,21 +671,29 @@ HALF_WIDTH_PX = 398
 
 
 def show_table(
-    table: pd.DataFrame, columns: Mapping[str, Any], *, visible: int = 14, within: int = PAGE_WIDTH_PX
+    table: pd.DataFrame,
+    columns: Mapping[str, Any],
+    *,
+    visible: int = 14,
+    within: int = PAGE_WIDTH_PX,
+    wrapped: bool = False,
 ) -> None:
     """A read-only table with these column configs, as tall as its rows up to ``visible`` of them.
 
     The widths are cut to fit ``within`` pixels (`tables.fit_widths`), so no column hides behind a
-    sideways scroll at 1024 px; a wider window gives every column the same extra room.
+    sideways scroll at 1024 px; a wider window gives every column the same extra room. ``wrapped``:
+    rows three lines tall, whose text wraps (lists of terms in half a page, cut after a few words).
     """
     shown = {name: config for name, config in columns.items() if name in table.columns}
     sized = {name: c["width"] for name, c in shown.items() if isinstance(c.get("width"), int)}
     fitted = tables.fit_widths(sized, within)
+    row_px = WRAPPED_ROW_PX if wrapped else ROW_PX
     st.dataframe(
         table,
         hide_index=True,
         width="stretch",
-        height=table_height(len(table), visible),
+        height=table_height(len(table), visible, row_px=row_px),
+        row_height=row_px,
         column_config={name: {**c, "width": fitted.get(name, c.get("width"))} for name, c in shown.items()},
     )
 
