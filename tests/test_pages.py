@@ -278,14 +278,19 @@ def test_keyword_in_context_says_once_that_it_shows_the_first_lines_in_corpus_or
 
 
 @pytest.mark.parametrize(
-    ("page", "query", "terms_column"), [("topics", {}, "top terms"), ("terms", {"q": "model"}, "term")]
+    ("page", "query", "column"),
+    [
+        ("topics", {}, "top terms"),
+        ("terms", {"q": "model"}, "term"),
+        ("overview", {}, "title"),  # the method names and the paper naming each
+        ("links", {}, "url"),
+    ],
 )
-def test_lists_of_terms_wrap_in_rows_three_lines_tall(
-    page: str, query: dict[str, str], terms_column: str
+def test_tables_of_titles_and_term_lists_wrap_in_rows_three_lines_tall(
+    page: str, query: dict[str, str], column: str
 ) -> None:
-    # In half a page one line of a topic's top terms (or a group's distinctive ones) showed two or three.
+    # In half a page one line of a topic's top terms showed two or three, and a title a few words.
     at = ok(app(page, query))
-    tables = [d for d in at.main.dataframe if terms_column in d.value.columns]
+    tables = [d for d in at.main.dataframe if column in d.value.columns]
     assert tables, [list(d.value.columns) for d in at.main.dataframe]
-    grid = tables[0]
-    assert grid.proto.row_height == components.WRAPPED_ROW_PX
+    assert all(grid.proto.row_height == components.WRAPPED_ROW_PX for grid in tables)

@@ -132,6 +132,7 @@ if len(with_repo):
             "days_after_year": st.column_config.NumberColumn("Days after the paper's year", width=90),
         },
         visible=10,
+        wrapped=True,
     )
     components.download(
         lambda: repos.repository_rows(papers, with_repo, repo_keys),
@@ -162,6 +163,7 @@ if len(waiting_rows):
             "repository": st.column_config.LinkColumn("Repository", width=180),
         },
         visible=8,
+        wrapped=True,
     )
 
 mark("waiting")
@@ -187,6 +189,7 @@ else:
             "repo": st.column_config.TextColumn("Owner/repo", width=160),
             "code_status": st.column_config.TextColumn("Paper's code status", width=120),
         },
+        wrapped=True,
     )
     components.download(
         lambda: tables.tracker_rows(link_table, papers, link_rows),
@@ -218,6 +221,7 @@ with left:
                 "url": st.column_config.LinkColumn("Account", width=200),
             },
             visible=8,
+            wrapped=True,
             within=components.HALF_WIDTH_PX,
         )
 with right:
@@ -237,6 +241,7 @@ with right:
                 "source": st.column_config.TextColumn("Source file", width=150),
             },
             visible=8,
+            wrapped=True,
             within=components.HALF_WIDTH_PX,
         )
 
@@ -258,4 +263,5 @@ else:
             "titles": st.column_config.TextColumn("Their titles", width=600),
         },
         visible=8,
+        wrapped=True,
     )

@@ -139,6 +139,7 @@ with right:
             },
             visible=10,
             within=components.HALF_WIDTH_PX,
+            wrapped=True,  # long forms and titles: one line of half a page cut them after a few words
         )
 
 mark("datasets and methods")
