@@ -151,3 +151,43 @@ def test_app_py_counts_its_page_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     waiter.start()
     waiter.join(5)
     assert not waiter.is_alive()  # returned at once: a run has ended and none is running
+
+
+def test_the_helper_and_its_forkserver_end_when_the_server_process_ends(tmp_path: Path) -> None:
+    # A stand-in server starts the helper, then ends without any clean-up (as a killed server does).
+    # Before, the helper waited for work forever and kept the forkserver and the resource tracker
+    # alive with it: about 245 MB left behind by every stopped server.
+    import subprocess
+    import sys
+
+    import psutil
+
+    pids = tmp_path / "pids"
+    script = (
+        "import os, sys, time, operator\n"
+        "import psutil\n"
+        "from dashboard import worker\n"
+        "worker.start_helper(operator.add)\n"
+        "deadline = time.monotonic() + 120\n"
+        "while not worker.helper_ready() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)\n"
+        "assert worker.in_helper(os.getpid) != os.getpid()\n"
+        "children = psutil.Process().children(recursive=True)\n"
+        f"open({str(pids)!r}, 'w').write(' '.join(str(p.pid) for p in children))\n"
+        "os._exit(0)\n"
+    )
+    # No pipes: the processes left behind would hold them open, and the run would wait for them.
+    with open(tmp_path / "stderr", "w") as errors:
+        done = subprocess.run(
+            [sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=errors, timeout=180
+        )
+    assert done.returncode == 0, (tmp_path / "stderr").read_text()
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) >= 2  # the forkserver and the helper at least
+    left = [psutil.Process(pid) for pid in started if psutil.pid_exists(pid)]
+    _, alive = psutil.wait_procs(left, timeout=20)
+    try:
+        assert not alive, [(p.pid, " ".join(p.cmdline())[:80]) for p in alive]
+    finally:
+        for process in alive:
+            process.kill()
