@@ -245,8 +245,16 @@ def test_a_lasso_around_a_point_of_the_map_filters_to_that_paper(app_url: str, b
     chart = page.locator('[data-testid="stPlotlyChart"]').nth(1)  # type: ignore[attr-defined]
     point = chart.locator(".scatterlayer .point").nth(5)
     point.wait_for()
-    box = point.bounding_box()
-    x, y, r = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, 6
+    # The map in view first: the mouse moves to page coordinates, and a hover over the chart below
+    # scrolls the page if the map reaches below the window (as after taller tables above it).
+    chart.scroll_into_view_if_needed()
+
+    def centre() -> tuple[float, float]:
+        box = point.bounding_box()
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    x, y = centre()
+    r = 6
     page.mouse.move(x, y)  # type: ignore[attr-defined]
     hover = page.locator(".hoverlayer .hovertext")  # type: ignore[attr-defined]
     hover.first.wait_for()
@@ -255,6 +263,7 @@ def test_a_lasso_around_a_point_of_the_map_filters_to_that_paper(app_url: str, b
     def lasso() -> None:
         chart.hover()
         chart.locator('.modebar-btn[data-title="Lasso Select"]').click()
+        x, y = centre()  # where the point is now
         page.mouse.move(x - r, y - r)  # type: ignore[attr-defined]
         page.mouse.down()  # type: ignore[attr-defined]
         for dx, dy in ((r, -r), (r, r), (-r, r), (-r, -r)):
