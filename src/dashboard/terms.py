@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, cached_property, partial
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,8 @@ DEFAULT_PRIOR_STRENGTH = 1_000.0
 KWIC_LIMIT = 500
 RECENT_SUBSETS = 4  # subsets whose counts are kept (the Terms page asks for one twice)
 SUM_CHUNK = 50_000  # papers whose rows are copied and summed at a time (`TermCounts._sum_rows`)
+T = TypeVar("T")
+R = TypeVar("R")
 SUM_THREADS = min(4, os.cpu_count() or 1)  # threads a large sum is shared among (`TermCounts._sum_rows`)
 # Above this share of the corpus, a subset's occurrences are one product of every paper's row with the
 # subset's 0/1 vector (`TermCounts._sum_where`) instead of a copy of its rows: at a million papers the
@@ -42,6 +44,13 @@ PRODUCT_SHARE = 0.3
 def _sum_pool() -> ThreadPoolExecutor:
     """The threads of `TermCounts._sum_rows`, made once per process (a sum is too short to start them)."""
     return ThreadPoolExecutor(max_workers=SUM_THREADS, thread_name_prefix="term-sums")
+
+
+def _shared(step: Callable[[T], R], parts: Sequence[T]) -> list[R]:
+    """``step`` of each of ``parts``: in this thread when there is one, else in `_sum_pool`'s threads."""
+    if len(parts) == 1:
+        return [step(parts[0])]
+    return list(_sum_pool().map(step, parts))
 
 
 def _abstracts(papers: pd.DataFrame | Sequence[str]) -> list[str]:
@@ -159,18 +168,16 @@ class TermCounts:
 
         ``papers=False`` leaves the second out (None): a third of the time of both.
         """
-        # A product with a 0/1 vector over all papers reads every entry of the matrix. The rows are
-        # copied and summed SUM_CHUNK at a time: a copy of a third of a million papers' rows at once is
-        # 200 MB of fresh memory, 0.02-0.33 s a run in a server (page faults); chunks of a few MB are
-        # served again from the same memory, 0.03-0.11 s. The int32 sums skip a conversion of every
-        # entry to float (no term is used 2**31 times). Above one chunk, the chunks are shared among
-        # SUM_THREADS threads: scipy copies and multiplies the rows without the GIL (on two cores a
-        # 460k-paper sum took 0.08 s in one thread, 0.05 s in two).
+        # Below PRODUCT_SHARE of the corpus a product with a 0/1 vector over all papers (`_sum_where`) reads
+        # more entries than these rows hold. The rows are copied and summed SUM_CHUNK at a time: a copy of a
+        # third of a million papers' rows at once is 200 MB of fresh memory, 0.02-0.33 s a run in a server
+        # (page faults); chunks of a few MB are served again from the same memory, 0.03-0.11 s. The int32 sums
+        # skip a conversion of every entry to float (no term is used 2**31 times). Above one chunk, the chunks
+        # are shared among SUM_THREADS threads: scipy copies and multiplies the rows without the GIL (on two
+        # cores a 460k-paper sum took 0.08 s in one thread, 0.05 s in two).
         starts = range(0, len(rows), SUM_CHUNK)
-        shares = [starts[i::SUM_THREADS] for i in range(min(SUM_THREADS, len(starts)))]
-        if len(shares) <= 1:
-            return self._sum_chunks(rows, starts, papers=papers)
-        (counts, users), *rest = _sum_pool().map(partial(self._sum_chunks, rows, papers=papers), shares)
+        shares = [starts[i::SUM_THREADS] for i in range(min(SUM_THREADS, len(starts)))] or [starts]
+        (counts, users), *rest = _shared(partial(self._sum_chunks, rows, papers=papers), shares)
         for more_counts, more_users in rest:  # whole numbers in float64: exact in any order
             counts += more_counts
             if users is not None and more_users is not None:
@@ -199,9 +206,7 @@ class TermCounts:
         weights = inside.astype(self.counts.dtype)
         bounds = np.linspace(0, self.n_papers, min(SUM_THREADS, max(1, self.n_papers)) + 1).astype(np.int64)
         ranges = list(zip(bounds[:-1], bounds[1:], strict=True))
-        if len(ranges) == 1:
-            return self._range_product(weights, ranges[0])
-        first, *rest = _sum_pool().map(partial(self._range_product, weights), ranges)
+        first, *rest = _shared(partial(self._range_product, weights), ranges)
         for more in rest:  # whole numbers in float64: exact in any order
             first += more
         return first
@@ -268,11 +273,11 @@ class TermCounts:
         if within is not None and (inside & ~within.mask).any():
             raise ValueError("within must hold every paper of the mask")
         outer_rest = int(within.mask.sum()) - n_inside if within is not None else self.n_papers
-        fewest = min(n_inside, self.n_papers - n_inside, outer_rest)
-        if within is not None and outer_rest < min(n_inside, self.n_papers - n_inside):
+        fewer = min(n_inside, self.n_papers - n_inside)  # the rows read without ``within``, at least
+        if within is not None and outer_rest < fewer:
             counts_out, users_out = self._sum_rows(np.flatnonzero(within.mask & ~inside), papers=papers)
             counts, users = within.counts - counts_out, _less(within.papers, users_out)
-        elif not papers and fewest > PRODUCT_SHARE * self.n_papers:
+        elif not papers and fewer > PRODUCT_SHARE * self.n_papers:
             counts, users = self._sum_where(inside), None
         elif n_inside <= self.n_papers // 2:
             counts, users = self._sum_rows(np.flatnonzero(inside), papers=papers)

@@ -197,9 +197,7 @@ def _exit_with(server: int) -> None:
 def _is_running(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # there, but another user's: a reused number, not the server
+    except (ProcessLookupError, PermissionError):  # gone, or another user's: a reused number
         return False
     return True
 
