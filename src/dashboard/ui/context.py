@@ -19,7 +19,7 @@ import streamlit as st
 from dashboard.filters import Filters, facet_counts
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.screen import visible_frame
-from dashboard.ui import data, indexed, keys, preload, sidebar
+from dashboard.ui import data, indexed, keys, sidebar
 from dashboard.ui import library as library_ui
 from dashboard.ui.components import lazy_popover, max_topics, report_button
 from dashboard.ui.markup import STYLE, escape_markdown
@@ -186,8 +186,6 @@ def page_context() -> View:
     early_count = st.sidebar.empty()
     if filters.is_empty and not indexed.is_index(source.digest):
         early_count.markdown(f"**{sidebar.count_line(len(result.papers), len(result.papers))}**")
-    # After the count, before the analysis: parsing Plotly in the browser would delay drawing the count.
-    preload.preload_charts()
     analysis, problem = _analyse(source, result.papers, n_topics, filters.refit)
     early_count.empty()
     papers = analysis.papers if analysis is not None else result.papers

@@ -148,8 +148,6 @@ def chips_html(items: Sequence[object], css_class: str = "chip") -> str:
 STYLE = """
 <style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
-/* The chart library's preload script (`dashboard.ui.preload`) takes no room. */
-[data-testid="stElementContainer"]:has(#pd-preload) { display: none; }
 .pd-abstract { line-height: 1.6; font-size: 0.98rem; }
 .pd-abstract mark, .pd-compare mark { padding: 0 0.12em; border-radius: 0.2em; color: inherit; }
 .pd-abstract mark { background: rgba(255, 214, 0, 0.35); }
