@@ -108,6 +108,19 @@ def test_an_index_s_stored_topics_are_read_at_start(
     assert topics.topics["topic"].nunique() > 1
 
 
+def test_an_index_is_read_into_the_page_cache_after_its_first_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, seeds_index: Path
+) -> None:
+    log = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(timings.ENV_TIMINGS, str(log))
+    with caplog.at_level(logging.INFO, logger=warmup.LOG.name):
+        warmup.warm(["--corpus", str(seeds_index)], {})
+    (line,) = [json.loads(text) for text in log.read_text().splitlines()]
+    assert list(line["marks"])[-2:] == ["first page", "page cache"]
+    size = sum(path.stat().st_size for path in seeds_index.rglob("*") if path.is_file())
+    assert f"read {size / 1e6:.0f} MB of the index into the page cache" in caplog.text
+
+
 def test_a_failure_is_logged_and_left_to_the_page(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -143,7 +156,7 @@ def test_a_real_server_warms_its_corpus_as_it_starts_before_any_visit(
         lines = [json.loads(text) for text in log.read_text().splitlines()]
     assert [line["page"] for line in lines] == [warmup.TIMINGS_PAGE]  # no page has run: nobody visited
     assert lines[0]["status"] == "ok"
-    assert list(lines[0]["marks"]) == ["load", "modules", "topics", "first page"]
+    assert list(lines[0]["marks"]) == ["load", "modules", "topics", "first page", "page cache"]
 
 
 @pytest.fixture(scope="module")

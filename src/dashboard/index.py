@@ -283,6 +283,72 @@ def _read_arrow(path: Path) -> pa.Table:
         raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
 
 
+PREWARM_SHARE = 0.5  # of the memory available now: an index larger than that is not read ahead
+
+
+def prewarm(path: str | Path, budget: int | None = None) -> int:
+    """Read every file of the index at ``path`` once, smallest first, so that the system's page cache
+    holds them; the bytes read (0 when the files come to more than ``budget``, by default
+    `PREWARM_SHARE` of the memory available now).
+
+    The pages map the index's files and read them when used (`_read_arrow`: no read-ahead, so only
+    the rows a filter picks become resident in the server). On a cold cache, the first search for a
+    common word read the titles and abstracts of the rows it lists from the disk: at a million papers
+    the Papers page's first try took 0.35 s, against 0.12 s with the file cached. Read here with
+    ``sendfile`` to ``/dev/null`` (or `read` where that is refused), the files fill the page cache
+    without being mapped into this process, so its resident memory does not grow; the kernel's hint
+    for this (``posix_fadvise(WILLNEED)``) did nothing on the benchmark machine's overlay filesystem.
+    Never raises: a file that cannot be read is skipped.
+    """
+    try:
+        files = sorted((p for p in Path(path).rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
+        total = sum(p.stat().st_size for p in files)
+    except OSError:
+        return 0
+    if total > (budget if budget is not None else int(PREWARM_SHARE * _available_memory())):
+        return 0
+    done = 0
+    with open(os.devnull, "wb") as sink:
+        for file in files:
+            try:
+                done += _read_through(file, sink)
+            except OSError:
+                continue
+    return done
+
+
+def _read_through(path: Path, sink: Any, step: int = 8 << 20) -> int:
+    with open(path, "rb") as handle:
+        size, offset = os.fstat(handle.fileno()).st_size, 0
+        try:
+            while offset < size:
+                sent = os.sendfile(sink.fileno(), handle.fileno(), offset, min(step, size - offset))
+                if sent == 0:
+                    break
+                offset += sent
+        except OSError:  # no sendfile from this file: plain reads into one buffer
+            buffer = bytearray(step)
+            handle.seek(offset)
+            while read := handle.readinto(buffer):
+                offset += read
+    return offset
+
+
+def _available_memory() -> int:
+    """Bytes of memory available to new work (Linux's ``MemAvailable``; else the free pages)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
 # ------------------------------------------------------------------------------------------ manifest
 
 

@@ -9,10 +9,12 @@ from dashboard.ui import components, keys, ranked
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
+from dashboard.ui.timings import mark
 from dashboard.ui.url import param
 
 view = page_context()
 components.page_header("Papers", view, "Tick a row to read the paper, or two to four to compare them")
+mark("context")
 ranked.like_box(view)
 result = ranked.found(view)  # None: no search and no "papers like" (corpus order or a column)
 if result is not None:
@@ -22,6 +24,7 @@ if (result is None or len(result.rows) == 0) and components.empty_state(view, ke
 if result is not None and len(result.rows) == 0:
     result = None  # e.g. a text sharing no term: the filtered papers as they are
 
+mark("ranked")
 label = "Similarity" if result is not None and result.kind == "like" else "Relevance"
 column, descending = components.sort_controls(view, ranked=result is not None, relevance_label=label)
 order = f"{'-' if descending else ''}{column}"
@@ -33,6 +36,7 @@ if result is not None and column == components.RELEVANCE:
 else:
     rows = components.ordered_rows(view, column, descending, None if result is None else result.rows)
     how = components.describe_order(column, descending)
+mark("ordered")
 # The download holds the rows of the table, in its order (a fallback search may list other papers
 # than the strict filter).
 if result is None:
@@ -41,6 +45,7 @@ else:
     n_rows, table = len(rows), lambda: view.papers.iloc[rows]
 components.download(table, view, stem="papers", key=keys.PAPERS_FORMAT, n_rows=n_rows)
 library_ui.add_filtered(view, keys.PAPERS_ADD)
+mark("download")
 shown_key = f"{keys.PAPERS_SHOWN}.{view.filters.slug()}.{order}"
 n_shown = components.shown_rows(len(rows), shown_key)
 scope = (
@@ -49,6 +54,7 @@ scope = (
 st.caption(
     escape_markdown(f"{scope}, {how}.") + (" The download holds all of them." if n_shown < len(rows) else "")
 )
+mark("caption")
 extra: dict[str, list[Any]] | None = None  # columns added to the table: score, the matched sentence
 if result is not None:
     ranked.preview(view, result)
@@ -56,6 +62,7 @@ if result is not None:
     if result.kind == "search":
         matched = ranked.sentences(view, result, rows[: min(n_shown, ranked.SENTENCES_FOR)])
         extra["match"] = matched + [""] * (n_shown - len(matched))
+mark("preview and sentences")
 ticked = components.selectable_papers(
     components.rows_of(view.papers, rows[:n_shown], components.SELECTABLE_COLUMNS),
     view,
@@ -63,6 +70,7 @@ ticked = components.selectable_papers(
     height=components.table_height(n_shown, visible=10, row_px=components.WRAPPED_ROW_PX),
     extra=extra,
 )
+mark("table")
 st.caption(components.TABLE_KEYBOARD_HINT)
 components.show_more_button(n_shown, len(rows), shown_key)
 if len(ticked) > 1:

@@ -61,6 +61,11 @@ def opened(digest: str) -> paper_index.PaperIndex | None:
     return result if isinstance(result, paper_index.PaperIndex) else None
 
 
+def path_of(digest: str) -> str | None:
+    """The index directory behind ``digest`` (None when the corpus is not an index)."""
+    return _PATHS.get(digest)
+
+
 def is_index(digest: str) -> bool:
     """True when the corpus behind ``digest`` is an index directory."""
     return digest in _PATHS
