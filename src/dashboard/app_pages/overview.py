@@ -132,10 +132,13 @@ with right:
             methods,
             {
                 "name": st.column_config.TextColumn(
-                    "Name", width=200, help="With its long form where the abstract spells it out"
+                    "Name", width=140, help="With its long form where the abstract spells it out"
                 ),
                 "papers": st.column_config.NumberColumn("Papers", width=60),
-                "title": st.column_config.TextColumn("Paper (the first one naming it)", width=400),
+                # Names are short, titles long: 140 + 60 + 198 px at 1280 px (half of the page, `show_table`).
+                "title": st.column_config.TextColumn(
+                    "First paper naming it", width=400, help="The first paper in the corpus that names it"
+                ),
             },
             visible=10,
             within=components.HALF_WIDTH_PX,
