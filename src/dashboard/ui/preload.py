@@ -30,6 +30,7 @@ import functools
 import gzip
 import json
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -83,11 +84,9 @@ def with_preloads(page: bytes, modules: tuple[str, ...]) -> bytes | None:
     of its head; None when ``page`` is not Streamlit's page (the modules would not resolve there)."""
     if not STREAMLIT_ENTRY.search(page) or b"</head>" not in page:
         return None
-    links = "".join(
-        f'<link rel="modulepreload" crossorigin href="./{path}">'
-        for path in modules
-        if f'"./{path}"' not in page.decode("utf-8", "replace")
-    )
+    text = page.decode("utf-8", "replace")
+    missing = [path for path in modules if f'"./{path}"' not in text]
+    links = "".join(f'<link rel="modulepreload" crossorigin href="./{path}">' for path in missing)
     return page.replace(b"</head>", links.encode() + b"</head>", 1)
 
 
@@ -135,7 +134,7 @@ async def _send_page(send: Any, start: dict[str, Any], body: bytes, modules: tup
     if encoding in (b"identity", b"gzip"):
         try:
             changed = with_preloads(gzip.decompress(body) if encoding == b"gzip" else body, modules)
-        except (OSError, EOFError):  # a body that is not the gzip it says: passed on untouched
+        except (OSError, EOFError, zlib.error):  # not the gzip it says it is: passed on untouched
             changed = None
     if changed is None:
         await send(start)
