@@ -191,3 +191,47 @@ def test_the_helper_and_its_forkserver_end_when_the_server_process_ends(tmp_path
     finally:
         for process in alive:
             process.kill()
+
+
+def test_a_helper_stopped_before_its_first_job_ends_with_the_server_too(tmp_path: Path) -> None:
+    # A server stopped just after it started its helper (`stop_helper` cancels the helper's first job,
+    # and the process ends before its queue has sent it). The helper used to watch its server from
+    # that first job on, so one that never got it waited for work forever, with its forkserver and
+    # resource tracker (found after a browser test's server stop). A race: about one such stop in four
+    # left them behind; here eight stand-in servers in a row, and every process they started must end.
+    import subprocess
+    import sys
+
+    import psutil
+
+    script = (
+        "import os, sys, operator\n"
+        "import psutil\n"
+        "from dashboard import worker\n"
+        "worker.start_helper(operator.add)\n"
+        "psutil.Process().children(recursive=True)  # a few milliseconds, as a server's stop takes\n"
+        "worker.stop_helper(wait=False)\n"
+        "started = psutil.Process().children(recursive=True)\n"
+        "open(sys.argv[1], 'w').write(' '.join(str(p.pid) for p in started))\n"
+        "os._exit(0)\n"
+    )
+    started: list[int] = []
+    for run in range(8):
+        pids = tmp_path / f"pids{run}"
+        with open(tmp_path / "stderr", "w") as errors:  # no pipes: what is left would hold them
+            done = subprocess.run(
+                [sys.executable, "-c", script, str(pids)],
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                timeout=120,
+            )
+        assert done.returncode == 0, (tmp_path / "stderr").read_text()
+        started += [int(pid) for pid in pids.read_text().split()]
+    assert len(started) >= 8  # a forkserver of each, at least
+    left = [psutil.Process(pid) for pid in started if psutil.pid_exists(pid)]
+    _, alive = psutil.wait_procs(left, timeout=20)
+    try:
+        assert not alive, [(p.pid, " ".join(p.cmdline())[:80]) for p in alive]
+    finally:
+        for process in alive:
+            process.kill()

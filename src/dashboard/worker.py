@@ -169,10 +169,17 @@ def run(job: Callable[..., Any], *args: Any, timeout: float, memory_bytes: int) 
 _helper: tuple[ProcessPoolExecutor, Future[None]] | None = None  # the helper and its first job
 
 
-def _import(names: tuple[str, ...], server: int | None = None) -> None:
-    """The helper's first job: import ``names``, and end the helper when the ``server`` process ends."""
-    if server is not None:
-        threading.Thread(target=_exit_with, args=(server,), name="helper-watch", daemon=True).start()
+def _watch(server: int) -> None:
+    """The helper's initializer, run as its process starts: end it when the ``server`` process ends.
+
+    At its start, not in its first job: a server stopped while its helper started cancels that job,
+    and one that then ended before its queue had sent the job left a helper that never got it.
+    """
+    threading.Thread(target=_exit_with, args=(server,), name="helper-watch", daemon=True).start()
+
+
+def _import(names: tuple[str, ...]) -> None:
+    """The helper's first job: import ``names``."""
     for name in names:
         importlib.import_module(name)
 
@@ -207,9 +214,11 @@ def _started_helper(modules: tuple[str, ...]) -> tuple[ProcessPoolExecutor, Futu
     global _helper
     with _context_lock:
         if _helper is None:
-            pool = ProcessPoolExecutor(max_workers=1, mp_context=_mp_context())
+            pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=_mp_context(), initializer=_watch, initargs=(os.getpid(),)
+            )
             with _without_main():  # the helper process starts with its first job
-                _helper = pool, pool.submit(_import, modules, os.getpid())
+                _helper = pool, pool.submit(_import, modules)
         return _helper
 
 
