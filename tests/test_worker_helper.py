@@ -153,16 +153,37 @@ def test_app_py_counts_its_page_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not waiter.is_alive()  # returned at once: a run has ended and none is running
 
 
+def _stand_in_server(script: str, pids: Path, errors: Path) -> list[int]:
+    """Run ``script`` as a stand-in server (its first argument: the file it writes the ids of the
+    processes it started to); those ids."""
+    import subprocess
+    import sys
+
+    with open(errors, "w") as stderr:  # no pipes: the processes left behind would hold them open
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(pids)], stdout=subprocess.DEVNULL, stderr=stderr, timeout=180
+        )
+    assert done.returncode == 0, errors.read_text()
+    return [int(pid) for pid in pids.read_text().split()]
+
+
+def _all_end(pids: list[int]) -> None:
+    """Every process of ``pids`` ends within 20 s (those still running after it are killed)."""
+    import psutil
+
+    left = [psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)]
+    _, alive = psutil.wait_procs(left, timeout=20)
+    try:
+        assert not alive, [(p.pid, " ".join(p.cmdline())[:80]) for p in alive]
+    finally:
+        for process in alive:
+            process.kill()
+
+
 def test_the_helper_and_its_forkserver_end_when_the_server_process_ends(tmp_path: Path) -> None:
     # A stand-in server starts the helper, then ends without any clean-up (as a killed server does).
     # Before, the helper waited for work forever and kept the forkserver and the resource tracker
     # alive with it: about 245 MB left behind by every stopped server.
-    import subprocess
-    import sys
-
-    import psutil
-
-    pids = tmp_path / "pids"
     script = (
         "import os, sys, time, operator\n"
         "import psutil\n"
@@ -173,24 +194,12 @@ def test_the_helper_and_its_forkserver_end_when_the_server_process_ends(tmp_path
         "    time.sleep(0.05)\n"
         "assert worker.in_helper(os.getpid) != os.getpid()\n"
         "children = psutil.Process().children(recursive=True)\n"
-        f"open({str(pids)!r}, 'w').write(' '.join(str(p.pid) for p in children))\n"
+        "open(sys.argv[1], 'w').write(' '.join(str(p.pid) for p in children))\n"
         "os._exit(0)\n"
     )
-    # No pipes: the processes left behind would hold them open, and the run would wait for them.
-    with open(tmp_path / "stderr", "w") as errors:
-        done = subprocess.run(
-            [sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=errors, timeout=180
-        )
-    assert done.returncode == 0, (tmp_path / "stderr").read_text()
-    started = [int(pid) for pid in pids.read_text().split()]
+    started = _stand_in_server(script, tmp_path / "pids", tmp_path / "stderr")
     assert len(started) >= 2  # the forkserver and the helper at least
-    left = [psutil.Process(pid) for pid in started if psutil.pid_exists(pid)]
-    _, alive = psutil.wait_procs(left, timeout=20)
-    try:
-        assert not alive, [(p.pid, " ".join(p.cmdline())[:80]) for p in alive]
-    finally:
-        for process in alive:
-            process.kill()
+    _all_end(started)
 
 
 def test_a_helper_stopped_before_its_first_job_ends_with_the_server_too(tmp_path: Path) -> None:
@@ -199,11 +208,6 @@ def test_a_helper_stopped_before_its_first_job_ends_with_the_server_too(tmp_path
     # that first job on, so one that never got it waited for work forever, with its forkserver and
     # resource tracker (found after a browser test's server stop). A race: about one such stop in four
     # left them behind; here eight stand-in servers in a row, and every process they started must end.
-    import subprocess
-    import sys
-
-    import psutil
-
     script = (
         "import os, sys, operator\n"
         "import psutil\n"
@@ -215,23 +219,10 @@ def test_a_helper_stopped_before_its_first_job_ends_with_the_server_too(tmp_path
         "open(sys.argv[1], 'w').write(' '.join(str(p.pid) for p in started))\n"
         "os._exit(0)\n"
     )
-    started: list[int] = []
-    for run in range(8):
-        pids = tmp_path / f"pids{run}"
-        with open(tmp_path / "stderr", "w") as errors:  # no pipes: what is left would hold them
-            done = subprocess.run(
-                [sys.executable, "-c", script, str(pids)],
-                stdout=subprocess.DEVNULL,
-                stderr=errors,
-                timeout=120,
-            )
-        assert done.returncode == 0, (tmp_path / "stderr").read_text()
-        started += [int(pid) for pid in pids.read_text().split()]
+    started = [
+        pid
+        for run in range(8)
+        for pid in _stand_in_server(script, tmp_path / f"pids{run}", tmp_path / "stderr")
+    ]
     assert len(started) >= 8  # a forkserver of each, at least
-    left = [psutil.Process(pid) for pid in started if psutil.pid_exists(pid)]
-    _, alive = psutil.wait_procs(left, timeout=20)
-    try:
-        assert not alive, [(p.pid, " ".join(p.cmdline())[:80]) for p in alive]
-    finally:
-        for process in alive:
-            process.kill()
+    _all_end(started)

@@ -301,15 +301,15 @@ def prewarm(path: str | Path, budget: int | None = None) -> int:
     Never raises: a file that cannot be read is skipped.
     """
     try:
-        files = sorted((p for p in Path(path).rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
-        total = sum(p.stat().st_size for p in files)
+        files = sorted((p.stat().st_size, p) for p in Path(path).rglob("*") if p.is_file())
     except OSError:
         return 0
+    total = sum(size for size, _ in files)
     if total > (budget if budget is not None else int(PREWARM_SHARE * _available_memory())):
         return 0
     done = 0
     with open(os.devnull, "wb") as sink:
-        for file in files:
+        for _, file in files:
             try:
                 done += _read_through(file, sink)
             except OSError:
