@@ -362,7 +362,11 @@ CUT_LABELS_JS = """() => {
   }
   return cut;
 }"""
-CHARTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+# Every chart has drawn. A chart whose module is still loading shows as Streamlit's Suspense fallback
+# (`stSkeleton`), not as `stPlotlyChart`: without the first clause a page still loading its charts
+# would count as drawn (`every` of none is true), as it did once in CI.
+CHARTS_DRAWN_JS = """() => !document.querySelector('[data-testid="stMain"] [data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
     .every(chart => chart.querySelector('.main-svg'))"""
 
 
