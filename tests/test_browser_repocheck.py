@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from repo_api import FakeRepo, World, serving
 from server import REPO, running_app
-from test_browser import CHROMIUM, SCREENSHOTS, counts, no_errors, open_page, settle, shoot
+from test_browser import CHARTS_DRAWN_JS, CHROMIUM, SCREENSHOTS, counts, no_errors, open_page, settle, shoot
 
 from dashboard import corpus
 from dashboard.repocheck.targets import targets_in
@@ -77,6 +77,7 @@ def test_check_shows_states_then_the_filter_and_the_download_use_them(
     assert page.get_by_role("button", name="Check repositories (0 to check)").is_disabled()
     body = page.inner_text("body")  # type: ignore[attr-defined]
     assert "Repository states, per" in body
+    page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # type: ignore[attr-defined]
     assert page.locator('[data-testid="stPlotlyChart"] .legend').filter(has_text="placeholder").count() >= 1
     assert "ghp_browserSecret42" not in page.content()  # type: ignore[attr-defined]
     shoot(page, "links_repositories")

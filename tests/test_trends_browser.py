@@ -13,7 +13,17 @@ from collections.abc import Iterator
 import pytest
 from server import running_app
 from synthetic import trend_papers
-from test_browser import CHROMIUM, browser, counts, no_errors, open_page, query, settle, wait_for_query
+from test_browser import (
+    CHARTS_DRAWN_JS,
+    CHROMIUM,
+    browser,
+    counts,
+    no_errors,
+    open_page,
+    query,
+    settle,
+    wait_for_query,
+)
 
 __all__ = ["browser"]  # the fixture, shared with test_browser
 
@@ -85,6 +95,7 @@ def test_the_legend_under_a_chart_leaves_the_years_readable_after_a_resize(
     page = open_page(browser, width=1024)
     page.goto(f"{trends_url}/trends")  # type: ignore[attr-defined]
     settle(page, timeout=240)
+    page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # type: ignore[attr-defined]
     for width in (1024, 1280, 1920, 1024):
         page.set_viewport_size({"width": width, "height": 900})  # type: ignore[attr-defined]
         page.wait_for_timeout(1_500)  # type: ignore[attr-defined]  # Plotly lays the charts out again
