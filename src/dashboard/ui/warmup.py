@@ -194,9 +194,15 @@ def _start() -> None:
 async def lifespan(app: Any) -> AsyncIterator[None]:
     """The dashboard server's start and stop (``st.App(..., lifespan=lifespan)``): start `warm`, then
     (after the first visit) the helper process of the pages' short steps (`start_helper_after`); at
-    the stop, end that helper (`dashboard.worker.in_helper`)."""
-    from dashboard import worker
+    the stop, end that helper (`dashboard.worker.in_helper`). First, its connections answer without
+    Nagle's delay (`dashboard.ui.sockets`)."""
+    from streamlit import config
 
+    from dashboard import worker
+    from dashboard.ui import sockets
+
+    port = config.get_option("server.port")
+    LOG.info("TCP_NODELAY set on %d listening socket(s) of port %s", sockets.no_delay(port), port)
     threading.Thread(target=_start, name=THREAD_NAME, daemon=True).start()
     try:
         yield
