@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from scipy.cluster.hierarchy import leaves_list
 
 from dashboard.charts import MUTED, PALETTE, safe_label, wrapped_label
 from dashboard.hierarchy import TopicTree
@@ -31,6 +30,10 @@ def tree_figure(tree: TopicTree, k: int, leaf_names: Sequence[str], node_names: 
     if n == 0:
         return fig
     group_of = tree.cut(k)
+    # Imported here: scipy's clustering brings scipy.spatial, 0.1 s of every server's start (the
+    # warm-up imports this module) for a chart only the Topics page draws.
+    from scipy.cluster.hierarchy import leaves_list
+
     order = leaves_list(tree.linkage) if n > 1 else np.array([0])
     y = np.zeros(2 * n - 1)
     y[order] = np.arange(n)[::-1]  # the first leaf of the order on top
