@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable
 from typing import Any
@@ -258,6 +259,74 @@ def test_the_map_names_each_cluster_where_it_lies_instead_of_a_legend() -> None:
         name = f"<b>{charts.map_label(topic, group['topic_label'].iloc[0])}</b>"
         assert labels[name] == (pytest.approx(group["x"].median()), pytest.approx(group["y"].median()))
     assert len(labels) == len(set(PAPERS["topic"]) - {-1})  # no label for the outliers
+
+
+def _boxes(annotations: list[dict], extent: tuple[float, float, float, float]) -> list[tuple[float, ...]]:
+    """Each label's box in the map's narrowest plot area (`charts.MAP_PLOT_PX`): centre x, y, half width."""
+    (width, height), (x0, x1, y0, y1) = charts.MAP_PLOT_PX, extent
+    return [
+        (
+            (a["x"] - x0) / (x1 - x0) * width,
+            (a["y"] - y0) / (y1 - y0) * height + a.get("yshift", 0),
+            (len(html.unescape(a["text"][3:-4])) * charts.LABEL_CHAR_PX + 4) / 2,
+        )
+        for a in annotations
+    ]
+
+
+def _covering(boxes: list[tuple[float, ...]]) -> list[tuple[int, int]]:
+    return [
+        (i, j)
+        for i, (x, y, half) in enumerate(boxes)
+        for j, (ox, oy, other) in enumerate(boxes[:i])
+        if abs(x - ox) < half + other and abs(y - oy) < charts.LABEL_LINE_PX
+    ]
+
+
+def test_map_labels_of_clusters_that_lie_together_move_apart_and_the_largest_stays() -> None:
+    # Three clusters around one place in the middle (the seeds' map had "2 retrieval · contrastive" half
+    # under "5 graph · calibration") and two far off: the largest keeps its place, the others move a line
+    # each way.
+    rng = np.random.default_rng(0)
+    sizes = {0: 40, 1: 25, 2: 10, 3: 30, 4: 30}
+    centres = {0: (0.0, 0.0), 1: (0.02, 0.01), 2: (-0.01, -0.01), 3: (5.0, 5.0), 4: (-5.0, -5.0)}
+    papers = pd.concat(
+        [
+            PAPERS.iloc[[0] * n].assign(
+                id=[f"t{topic}-{i}" for i in range(n)],
+                topic=topic,
+                topic_label=f"topic{topic} · words · more",
+                x=centres[topic][0] + rng.normal(0, 0.01, n),
+                y=centres[topic][1] + rng.normal(0, 0.01, n),
+            )
+            for topic, n in sizes.items()
+        ],
+        ignore_index=True,
+    )
+    labels = charts.paper_map(papers).to_dict()["layout"]["annotations"]
+    shift = {int(a["text"][3]): a.get("yshift", 0) for a in labels}  # "<b>N topicN · words</b>"
+    assert shift[0] == shift[3] == shift[4] == 0
+    assert {shift[1], shift[2]} == {18, -18}
+    extent = (papers["x"].min(), papers["x"].max(), papers["y"].min(), papers["y"].max())
+    assert _covering(_boxes(labels, extent)) == []
+    assert _covering(_boxes([{**a, "yshift": 0} for a in labels], extent)) != []  # they did cover
+
+
+def test_random_maps_of_thirty_topics_have_no_label_under_another() -> None:
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        places = [(float(x), float(y)) for x, y in rng.uniform(0, 1, (30, 2))]
+        texts = [f"{i} " + "w" * int(rng.integers(8, 30)) for i in range(30)]
+        shifts = charts.label_shifts(places, texts, (0.0, 1.0, 0.0, 1.0))
+        annotations = [
+            {"x": x, "y": y, "yshift": shift, "text": f"<b>{text}</b>"}
+            for (x, y), text, shift in zip(places, texts, shifts, strict=True)
+        ]
+        boxes = _boxes(annotations, (0.0, 1.0, 0.0, 1.0))
+        # where no free place was found within six lines a label stays put: allow those, and only those
+        stuck = {i for i, s in enumerate(shifts) if s == 0}
+        assert all(i in stuck for i, _ in _covering(boxes)), seed
+        assert all(abs(s) <= 6 * charts.LABEL_LINE_PX for s in shifts)
 
 
 def test_the_word_cloud_draws_only_words_big_enough_to_read() -> None:

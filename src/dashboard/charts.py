@@ -489,6 +489,53 @@ def label_position(x: np.ndarray, y: np.ndarray, cells: int = 12) -> tuple[float
     return float(np.median(x[inside])), float(np.median(y[inside]))
 
 
+# The map's plot area at its narrowest (in a 1024 px window, about 600 x 450 px inside the axes) and
+# its labels' size there: bold 11 px text, about 6.5 px a character, 18 px a line with its padding.
+# A wider window only moves labels apart sideways, so spacing them for the narrowest keeps them apart
+# at every width.
+MAP_PLOT_PX = (600.0, 450.0)
+LABEL_CHAR_PX, LABEL_LINE_PX = 6.5, 18.0
+
+
+def label_shifts(
+    positions: Sequence[tuple[float, float]],
+    texts: Sequence[str],
+    extent: tuple[float, float, float, float],
+    steps: int = 6,
+) -> list[int]:
+    """How far (pixels, up positive) to move each map label so that none covers another.
+
+    ``positions`` are the labels' places in data units, ``extent`` the map's ``(x0, x1, y0, y1)``;
+    labels earlier in the list keep their places first (the caller puts the largest clusters first).
+    A label that would cover one already placed moves up or down a line at a time, nearest first, up to
+    ``steps`` lines and never out of the plot; with no free place it stays where it was.
+
+    >>> label_shifts([(0.0, 0.0), (0.0, 0.0), (1.0, 1.0)], ["a topic", "another", "far"], (-1, 1, -1, 1))
+    [0, 18, 0]
+    """
+    width_px, height_px = MAP_PLOT_PX
+    x0, x1, y0, y1 = extent
+    span_x, span_y = (x1 - x0) or 1.0, (y1 - y0) or 1.0
+    placed: list[tuple[float, float, float]] = []  # centre x, centre y (pixels, up), half width
+    shifts = []
+    for (x, y), text in zip(positions, texts, strict=True):
+        px, py = (x - x0) / span_x * width_px, (y - y0) / span_y * height_px
+        half = (len(text) * LABEL_CHAR_PX + 4) / 2
+        candidates = [0] + [sign * i for i in range(1, steps + 1) for sign in (1, -1)]
+        chosen = 0
+        for step in candidates:
+            cy = py + step * LABEL_LINE_PX
+            if step and not LABEL_LINE_PX / 2 <= cy <= height_px - LABEL_LINE_PX / 2:
+                continue
+            if all(abs(px - ox) >= half + oh or abs(cy - oy) >= LABEL_LINE_PX for ox, oy, oh in placed):
+                chosen = step
+                break
+        shift = int(chosen * LABEL_LINE_PX)
+        placed.append((px, py + shift, half))
+        shifts.append(shift)
+    return shifts
+
+
 def paper_map(
     papers: pd.DataFrame,
     *,
@@ -576,15 +623,29 @@ def paper_map(
     topics = shown["topic"].to_numpy()
     xs, ys = shown["x"].to_numpy(float), shown["y"].to_numpy(float)
     labels = []
-    for topic in sorted(set(topics.tolist()) - {OUTLIER_TOPIC}):
+    # Largest clusters first: where two labels would cover each other, the smaller cluster's moves.
+    sizes = pd.Series(topics).value_counts()
+    named = [topic for topic in sizes.index.tolist() if topic != OUTLIER_TOPIC]
+    places, texts = [], []
+    for topic in named:
         rows = np.flatnonzero(topics == topic)
-        x, y = label_position(xs[rows], ys[rows])
+        places.append(label_position(xs[rows], ys[rows]))
+        texts.append(map_label(topic, shown["topic_label"].iloc[rows[0]]))
+    finite = np.isfinite(xs) & np.isfinite(ys)
+    extent = (
+        (float(xs[finite].min()), float(xs[finite].max()), float(ys[finite].min()), float(ys[finite].max()))
+        if finite.any()
+        else (0.0, 1.0, 0.0, 1.0)
+    )
+    plain = [html.unescape(text) for text in texts]  # the width a reader sees, not the escapes'
+    shifts = label_shifts(places, plain, extent)
+    for topic, (x, y), text, shift in zip(named, places, texts, shifts, strict=True):
         # opaque, with black or white text, whichever reaches 4.5:1 on it (white reached 3.5:1 on 20
         # of the 30 topic colours)
         behind = PALETTE[int(topic) % len(PALETTE)] if colour == "topic" else "#3c4043"
         labels.append(
             {
-                "x": x, "y": y, "text": f"<b>{map_label(topic, shown['topic_label'].iloc[rows[0]])}</b>",
+                "x": x, "y": y, "yshift": shift, "text": f"<b>{text}</b>",
                 "showarrow": False, "font": {"color": colours.text_on(behind), "size": 11},
                 "bgcolor": behind, "borderpad": 2,
             }
