@@ -345,7 +345,7 @@ GRID_OVERFLOW_JS = """() => [...document.querySelectorAll('[data-testid="stDataF
 
 
 # Chart text (tick labels, bar labels, titles) outside its chart is cut off; so is a metric label
-# wider than its box ("Released c...").
+# wider than its box ("Released c...") and a button's label ("Check repositories (11 to c...").
 CUT_LABELS_JS = """() => {
   const cut = [];
   for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
@@ -359,6 +359,9 @@ CUT_LABELS_JS = """() => {
   }
   for (const label of document.querySelectorAll('[data-testid="stMetricLabel"] p')) {
     if (label.scrollWidth > label.clientWidth + 1) cut.push(label.textContent);
+  }
+  for (const label of document.querySelectorAll('button [data-testid="stMarkdownContainer"]')) {
+    if (label.clientWidth > 0 && label.scrollWidth > label.clientWidth + 1) cut.push(label.textContent);
   }
   return cut;
 }"""

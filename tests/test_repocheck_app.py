@@ -3,6 +3,8 @@ APIs, the columns, chart and lists appear, cached answers show on a fresh load, 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,6 +78,12 @@ def test_nothing_is_asked_on_a_page_load(world: World, env: dict[str, str]) -> N
     assert "Check repositories (11 to check)" in button(at, "links.check_repositories").label
     repo_table = next(d.value for d in at.dataframe if "repo_state" in d.value.columns)
     assert set(repo_table["repo_state"]) == {"not checked"}
+    # The repository shows as "owner/repo" (the whole address was cut after the owner at 1024 px).
+    grid = next(d for d in at.dataframe if "repo_state" in d.value.columns)
+    config = json.loads(grid.proto.columns)["repository"]
+    assert re.fullmatch(config["type_config"]["display_text"], "https://github.com/owner/repo").group(1) == (
+        "owner/repo"
+    )
 
 
 def test_check_runs_and_answers_show_as_columns_chart_and_lists(world: World, env: dict[str, str]) -> None:

@@ -67,9 +67,10 @@ if cache_problem:
 check_report = st.session_state.pop(keys.LINKS_CHECK_REPORT, "")
 if check_report:
     st.info(check_report, icon=":material/fact_check:")
-button_column, limits_column = st.columns([1, 2], vertical_alignment="center")
+# The button as wide as its label (a third of the page cut it at 1024 px), the limits beside it.
+check_row = st.container(horizontal=True, gap="medium", vertical_alignment="center")
 clicked = False
-with button_column:
+with check_row:
     if repos.enabled():
         clicked = st.button(
             f"Check repositories ({n_pending:,} to check)",
@@ -80,7 +81,6 @@ with button_column:
         )
     else:
         st.caption("Checking is switched off on this server: cached answers only.")
-with limits_column:
     st.caption(repos.stored_limits())
 if clicked:
     summary, run_problem = repos.run_check(repos.targets_in_view(digest, papers, in_view))
@@ -124,12 +124,19 @@ if len(with_repo):
         {
             "title": st.column_config.TextColumn("Paper", width=260),
             "year": st.column_config.NumberColumn("Year", width=55, format="%d"),
-            "repository": st.column_config.LinkColumn("Repository", width=200),
+            "repository": st.column_config.LinkColumn(
+                "Repository", width=200, display_text=components.REPO_DISPLAY
+            ),
             "repo_state": st.column_config.TextColumn("State", width=95),
             "repo_stars": st.column_config.NumberColumn("Stars", width=60),
             "repo_license": st.column_config.TextColumn("Licence", width=80),
             "repo_pushed_at": st.column_config.TextColumn("Last push", width=90),
-            "days_after_year": st.column_config.NumberColumn("Days after the paper's year", width=90),
+            # A short header: the eight columns share 676 px at 1024 px, where the long one was cut.
+            "days_after_year": st.column_config.NumberColumn(
+                "Days",
+                width=60,
+                help="Days from the start of the paper's year to the repository's last push",
+            ),
         },
         visible=10,
         wrapped=True,
@@ -160,7 +167,9 @@ if len(waiting_rows):
             "year": st.column_config.NumberColumn("Year", width=55, format="%d"),
             "years_ago": st.column_config.NumberColumn("Years ago", width=60),
             "what": st.column_config.TextColumn("What there is", width=170),
-            "repository": st.column_config.LinkColumn("Repository", width=180),
+            "repository": st.column_config.LinkColumn(
+                "Repository", width=180, display_text=components.REPO_DISPLAY
+            ),
         },
         visible=8,
         wrapped=True,

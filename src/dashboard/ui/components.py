@@ -240,8 +240,10 @@ def download(
 
     ``table`` may be a function making it (with ``n_rows``): a long table is then made only on click.
     """
-    columns = st.columns([2, 3], vertical_alignment="bottom")
-    with columns[0]:
+    # Picker and button each as wide as they are, side by side where they fit (two fifths of the page
+    # clipped the picker's last format at 1024 px).
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    with row:
         label = st.segmented_control("File format", list(DOWNLOAD_FORMATS), default="CSV", key=key)
     fmt = DOWNLOAD_FORMATS.get(label or "CSV", "csv")
     make: Callable[[], pd.DataFrame] = partial(_same, table) if isinstance(table, pd.DataFrame) else table
@@ -249,7 +251,7 @@ def download(
     data: bytes | Callable[[], bytes] = (
         export_bytes(make(), fmt) if rows <= EAGER_DOWNLOAD_ROWS else partial(_export, make, fmt)
     )
-    with columns[1]:
+    with row:
         st.download_button(
             f"Download {rows:,} {what} as {label or 'CSV'}",
             data=data,
@@ -357,10 +359,11 @@ def paper_card(
     authors = paper.get("authors")
     if _non_empty(authors):
         html("<div class='pd-meta'>" + text_html(joined(authors, limit=12)) + "</div>")
-    actions = st.columns([1, 1, 3], vertical_alignment="center")
-    with actions[0]:
+    # A row of buttons as wide as their labels (in columns, "Compare with…" was cut at 1024 px).
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         compare_button([str(paper["id"])], key=f"{keys.PAPERS_COMPARE}.{paper['id']}", label="Compare with…")
-    with actions[1], st.popover("Copy link", icon=":material/link:"):
+        popover = st.popover("Copy link", icon=":material/link:")
+    with popover:
         st.caption("The link opens this paper with the same filters:")
         st.code(paper_link(str(paper["id"])), language=None, wrap_lines=True)
     facts = [
@@ -752,6 +755,9 @@ TABLE_KEYBOARD_HINT = (
 )
 
 
+# A repository link shown as its path on the big hosts ("owner/repo"), whole elsewhere: the grid
+# shows the regex's first group (a full "https://github.com/..." was cut after the owner).
+REPO_DISPLAY = r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)"
 PAPER_COLUMNS: tuple[str, ...] = (
     "title",
     "authors",
@@ -782,7 +788,7 @@ PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "areas": st.column_config.TextColumn("Areas", width=110),
     "code_url": st.column_config.LinkColumn(
         "Code",
-        display_text=r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)",
+        display_text=REPO_DISPLAY,
         width=60,
         help="The paper's own repository (empty: see the code status in the paper's details)",
     ),

@@ -175,6 +175,11 @@ textarea:focus-visible, [role="tab"]:focus-visible, [role="option"]:focus-visibl
 /* White text on the primary colour (chips of a multiselect, primary buttons): ON_PRIMARY behind it. */
 [data-tag], [data-testid="stBaseButton-primary"] { background-color: ON_PRIMARY !important; }
 [data-tag], [data-tag] span, [data-testid="stBaseButton-primary"] { color: #ffffff !important; }
+/* Paper titles on tertiary buttons (a topic's papers, similar papers) wrap rather than end in "...". */
+[data-testid="stBaseButton-tertiary"] [data-testid="stMarkdownContainer"] {
+  white-space: normal; overflow: visible; text-overflow: clip; text-align: left;
+}
+[data-testid="stBaseButton-tertiary"] [data-testid="stMarkdownContainer"] p { white-space: normal; }
 /* Sections are h2 under the page's h1 (no h1 -> h3 jump), drawn at the size of Streamlit's h3. */
 [data-testid="stMain"] [data-testid="stHeading"] h2 { font-size: 1.75rem; }
 /* Side-by-side charts inside a "stack-narrow" container go one under the other below 1280 px: at
