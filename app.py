@@ -36,8 +36,9 @@ if __name__ == "__main__":  # a script run (Streamlit runs this file as "__main_
     main()
 else:
     # `streamlit run app.py` finds this server app in the file: the dashboard's own server, which warms
-    # the default corpus as it starts (`dashboard.ui.warmup`) and then runs this file for each page;
-    # its page tells the browser to fetch the chart library at once (`dashboard.ui.preload`).
+    # the default corpus as it starts (`dashboard.ui.warmup`), turns Nagle's delay off on its connections
+    # (`dashboard.ui.sockets`) and then runs this file for each page; its page tells the browser to
+    # fetch the chart library at once (`dashboard.ui.preload`).
     from starlette.middleware import Middleware
 
     from dashboard.ui.preload import ChartPreload
