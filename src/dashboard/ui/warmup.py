@@ -128,12 +128,13 @@ def warm(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
 
             go.Figure(go.Bar(x=[1], y=["a"], orientation="h")).to_plotly_json()  # loads the validators
             timings.mark("modules")
-            if indexed.is_index(source.digest) and len(result.papers) >= 2:  # stored topics: no fit
+            path = indexed.path_of(source.digest)  # None: not an index
+            if path is not None and len(result.papers) >= 2:  # stored topics: no fit
                 fitted = data.analyze(source.digest, "auto", result.papers)
                 timings.mark("topics")
                 first_page(source.digest, fitted.papers)
                 timings.mark("first page")
-                read = paper_index.prewarm(str(indexed.path_of(source.digest)))
+                read = paper_index.prewarm(path)
                 timings.mark("page cache")
                 LOG.info("read %.0f MB of the index into the page cache", read / 1e6)
         except Exception:  # the first page run does the same work and shows the problem in the page
