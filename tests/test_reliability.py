@@ -28,12 +28,10 @@ import re
 import socket
 import sys
 import time
-import tracemalloc
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -46,6 +44,7 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from measured import measured
 from streamlit.testing.v1 import AppTest
 
 from dashboard import corpus, export
@@ -68,31 +67,6 @@ def read(name: str, data: bytes, *, derive: bool = False) -> corpus.LoadResult:
 
 def problems(result: corpus.LoadResult) -> list[corpus.Problem]:
     return [*result.report.skipped, *result.report.warnings]
-
-
-@dataclass
-class Cost:
-    seconds: float = 0.0
-    peak_bytes: int = 0
-
-
-@contextmanager
-def measured() -> Iterator[Cost]:
-    """Wall time and peak Python memory allocated inside the block (tracemalloc)."""
-    cost = Cost()
-    was_tracing = tracemalloc.is_tracing()
-    if not was_tracing:
-        tracemalloc.start()
-    tracemalloc.reset_peak()
-    baseline = tracemalloc.get_traced_memory()[0]
-    started = time.perf_counter()
-    try:
-        yield cost
-    finally:
-        cost.seconds = time.perf_counter() - started
-        cost.peak_bytes = tracemalloc.get_traced_memory()[1] - baseline
-        if not was_tracing:
-            tracemalloc.stop()
 
 
 class AuditLog:

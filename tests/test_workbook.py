@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import io
 import time
-import tracemalloc
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from measured import measured
 
 from dashboard import workbook
 from dashboard.readers.bounded import _size
@@ -134,18 +134,11 @@ def _read(data: bytes) -> list[tuple[int, dict[int, object]]]:
 def test_a_hostile_workbook_is_refused_quickly_in_little_memory(case: str) -> None:
     make, reason = HOSTILE[case]
     data = make()
-    tracemalloc.start()
-    started = time.perf_counter()
-    try:
-        with pytest.raises(workbook.Refused, match=None) as refused:
-            _read(data)
-        seconds = time.perf_counter() - started
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    with measured() as cost, pytest.raises(workbook.Refused, match=None) as refused:
+        _read(data)
     assert reason in str(refused.value), str(refused.value)
-    assert seconds < 1.0  # generous: each is refused before the part is read
-    assert peak < 200 * MiB
+    assert cost.seconds < 1.0  # generous: each is refused before the part is read
+    assert cost.peak_bytes < 200 * MiB
 
 
 def test_a_flood_that_hides_its_count_is_refused_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,17 +148,11 @@ def test_a_flood_that_hides_its_count_is_refused_at_the_limit(monkeypatch: pytes
 
 
 def test_a_declared_dimension_is_never_trusted() -> None:
-    tracemalloc.start()
-    started = time.perf_counter()
-    try:
+    with measured() as cost:
         rows = _read(dimension_lie())
-        seconds = time.perf_counter() - started
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
     assert [number for number, _ in rows] == [1, 2, 3, 1_048_576]
     assert rows[-1][1] == {16_384: "x"}  # one cell, not a row of 16,384
-    assert seconds < 1.0 and peak < 200 * MiB
+    assert cost.seconds < 1.0 and cost.peak_bytes < 200 * MiB
 
 
 @pytest.mark.parametrize(
