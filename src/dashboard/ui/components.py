@@ -625,7 +625,11 @@ def selected_rows(table_key: str, n_rows: int) -> list[int]:
 
 
 ROW_PX = 35  # st.dataframe's own row height
-WRAPPED_ROW_PX = 68  # three lines: the grid wraps text in rows taller than 4 rem (64 px)
+# What a table shows for a missing value: Streamlit's own is the word "None", which reads as data.
+MISSING = "—"
+# Four lines: the grid wraps text only in rows taller than 4 rem (64 px), from 8 px down, 18 px a line.
+# At 76 px the fifth line starts at the row's edge; at 68 px the top of a fourth showed, cut in half.
+WRAPPED_ROW_PX = 76
 
 
 def table_height(rows: int, visible: int = 14, row_px: int = ROW_PX) -> int:
@@ -685,7 +689,7 @@ def show_table(
 
     The widths are cut to fit ``within`` pixels (`tables.fit_widths`), so no column hides behind a
     sideways scroll at 1024 px; a wider window gives every column the same extra room. ``wrapped``:
-    rows three lines tall, whose text wraps (lists of terms in half a page, cut after a few words).
+    rows four lines tall, whose text wraps (lists of terms in half a page, cut after a few words).
     """
     shown = {name: config for name, config in columns.items() if name in table.columns}
     sized = {name: c["width"] for name, c in shown.items() if isinstance(c.get("width"), int)}
@@ -697,6 +701,7 @@ def show_table(
         width="stretch",
         height=table_height(len(table), visible, row_px=row_px),
         row_height=row_px,
+        placeholder=MISSING,
         column_config={name: {**c, "width": fitted.get(name, c.get("width"))} for name, c in shown.items()},
     )
 
@@ -711,7 +716,7 @@ def selectable_papers(
 ) -> list[str]:
     """The papers as a table; ticking one row opens that paper (id in URL). Returns the ticked ids.
 
-    Titles, authors and topics wrap over three lines (a title cut at 30 characters told nothing).
+    Titles, authors and topics wrap over four lines (a title cut at 30 characters told nothing).
     Several ticked rows open nothing: the page offers to compare them. ``extra`` adds columns after
     the title (``score``, ``match``: a ranked view's score and matched sentence), one value per row.
     """
@@ -743,6 +748,7 @@ def selectable_papers(
         width="stretch",
         height=height or table_height(len(display), row_px=WRAPPED_ROW_PX),
         row_height=WRAPPED_ROW_PX,
+        placeholder=MISSING,
         column_config=paper_column_config(display.columns),
     )
     return [ids[r] for r in selected_rows(table_key, len(ids))]
