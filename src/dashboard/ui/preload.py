@@ -19,7 +19,10 @@ every other response passes through as it came.
 Preloading the widgets' modules as well (multiselect, slider, table, ...) was tried and kept out: in
 the head they delayed Streamlit's own start, and the count line came 0.35 s later; tried again once
 the server's connections answered without Nagle's delay (`dashboard.ui.sockets`), it changed nothing
-(ten alternating warm visits each: first chart 2.23 against 2.25 s).
+(ten alternating warm visits each: first chart 2.23 against 2.25 s). Evaluating Plotly early (a
+module script in the head importing it at once, at the page's load event, or when the browser is idle)
+was tried too: the count line came 0.5-0.6 s later and the first chart no sooner (1.96-2.04 s against
+1.97-2.07 s, ten alternating warm visits each).
 
 Before this, the first element of each page was a script that imported the module
 (``st.html(..., unsafe_allow_javascript=True)``), which could begin only once that element had arrived.
