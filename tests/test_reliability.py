@@ -44,7 +44,7 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from measured import measured
+from measured import in_child, measured
 from streamlit.testing.v1 import AppTest
 
 from dashboard import corpus, export
@@ -126,6 +126,7 @@ def audit() -> AuditLog:
         pytest.param("quotes.jsonl", b'{"a":' * 70 + b'"' + b'\\"' * 500_000, id="jsonl-line"),
     ],
 )
+@in_child
 def test_depth_check_is_linear_on_unterminated_strings(name: str, data: bytes) -> None:
     # The depth check strips JSON strings before counting brackets; with a required closing quote
     # every escaped quote restarted the scan (quadratic). 1 MB now reads in well under a second.
@@ -215,6 +216,7 @@ HUGE_FILES = [
 @pytest.mark.slow
 @pytest.mark.timeout(300)  # a hang guard, not a speed assertion
 @pytest.mark.parametrize("name, make, words, multiple", HUGE_FILES)
+@in_child
 def test_huge_single_record_is_skipped_in_bounded_memory(
     name: str, make: Callable[[], bytes], words: str, multiple: int
 ) -> None:
@@ -232,6 +234,7 @@ def test_huge_single_record_is_skipped_in_bounded_memory(
 @pytest.mark.parametrize(
     "name", ["bomb.txt.gz", "bomb.json.gz", "bomb.jsonl.gz", "bomb.csv.gz", "bomb.tsv.gz", "bomb.txt", "bomb"]
 )
+@in_child
 def test_gigabyte_gzip_bomb_is_refused_in_small_memory(name: str, gigabyte_bomb: bytes) -> None:
     # One 1 GiB stream, whatever the name says (gzip is recognised by its magic bytes, not the name).
     # tests/test_corpus.py has a 1.1 GiB bomb made of concatenated members, the other code path.
@@ -249,6 +252,7 @@ def test_gigabyte_gzip_bomb_is_refused_in_small_memory(name: str, gigabyte_bomb:
     assert cost.peak_bytes < 16 * MiB  # refused after ~2 MiB of output (6 MiB peak measured)
 
 
+@in_child
 def test_gzip_under_the_ratio_check_stops_at_the_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     # A "bomb" that compresses only ~30:1 passes the ratio check: the decompressed size limit stops
     # it. Shown with a 16 MiB limit; the default (1 GiB) bounds memory the same way.
@@ -270,6 +274,7 @@ def _xlsx_with_a_big_sheet(size: int) -> bytes:
     return buffer.getvalue()
 
 
+@in_child
 def test_zip_bomb_in_an_xlsx_is_refused_before_unzipping(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(corpus, "MAX_INPUT_BYTES", 16 * MiB)
     data = _xlsx_with_a_big_sheet(64 * MiB)
@@ -290,6 +295,7 @@ def _repeated(text: str, n: int) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([text]))
 
 
+@in_child
 def test_parquet_dictionary_bomb_is_refused_before_decoding() -> None:
     # One 1 MiB text referenced by 3,000 rows: an 847-byte file that decoded to 3 GB (found here;
     # the old check read only the file's own sizes). Refused from the dictionary lengths alone.
@@ -311,6 +317,7 @@ def test_parquet_dictionary_bomb_in_a_list_column_is_refused() -> None:
     assert "once decoded, above the 1.0 GiB limit" in read("authors.parquet", data).report.skipped[0].message
 
 
+@in_child
 def test_parquet_with_millions_of_rows_in_a_few_bytes_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(corpus, "MAX_INPUT_BYTES", 16 * MiB)
     data = _parquet({"title": _repeated("T", 2_000_000), "abstract": _repeated("An abstract.", 2_000_000)})
@@ -462,6 +469,7 @@ LAUGHS = (
 )
 
 
+@in_child
 def test_billion_laughs_in_an_xlsx_is_refused() -> None:
     with measured() as cost:
         result = read("laughs.xlsx", _xlsx_with(LAUGHS, b"&j;"))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from measured import measured
+from measured import in_child, measured
 
 from dashboard import workbook
 from dashboard.readers.bounded import _size
@@ -131,6 +131,7 @@ def _read(data: bytes) -> list[tuple[int, dict[int, object]]]:
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
+@in_child
 def test_a_hostile_workbook_is_refused_quickly_in_little_memory(case: str) -> None:
     make, reason = HOSTILE[case]
     data = make()
@@ -147,6 +148,7 @@ def test_a_flood_that_hides_its_count_is_refused_at_the_limit(monkeypatch: pytes
         _read(strings_flood(50_000, declared=False))
 
 
+@in_child
 def test_a_declared_dimension_is_never_trusted() -> None:
     with measured() as cost:
         rows = _read(dimension_lie())
