@@ -675,6 +675,7 @@ def page_of(
 # gives every column the same extra room.
 PAGE_WIDTH_PX = 560
 HALF_WIDTH_PX = 398
+EXPANDER_INSET_PX = 34  # what an expander's padding and border take of its width (1 rem a side, 1 px)
 
 
 def show_table(

@@ -63,6 +63,7 @@ OVERVIEW_AUTHORS: Final = "overview.author_bars"
 OVERVIEW_INSTITUTIONS: Final = "overview.institution_bars"
 OVERVIEW_COUNTRIES: Final = "overview.country_bars"
 OVERVIEW_DECISIONS: Final = "overview.decision_bars"
+OVERVIEW_METHODS: Final = "overview.all_method_names"
 TOPICS_NOTICE: Final = "topics.notice"  # message about the last map selection, shown once
 TOPICS_FOCUS: Final = "topics.focus"  # + View.model_key: the topic looked at in detail
 TOPICS_CLEAR: Final = "topics.clear_filters"

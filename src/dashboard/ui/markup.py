@@ -48,6 +48,24 @@ def shortened(text: object, limit: int) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:·-") + "…"
 
 
+def markdown_table(
+    header: Sequence[str], rows: Iterable[Sequence[object]], *, right: Sequence[int] = ()
+) -> str:
+    """A table in markdown (a real ``<table>`` once drawn) of literal text: every cell escaped on one line.
+
+    ``right``: the positions of the columns aligned right (numbers).
+
+    >>> print(markdown_table(["Name", "Papers"], [["A|B *x*", 2]], right=[1]))
+    | Name | Papers |
+    |---|--:|
+    | A\\|B \\*x\\* | 2 |
+    """
+    align = "|".join("--:" if n in right else "---" for n in range(len(header)))
+    lines = ["| " + " | ".join(escape_markdown(cell) for cell in header) + " |", f"|{align}|"]
+    lines += ["| " + " | ".join(escape_markdown(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def text_html(text: object) -> str:
     """Escaped HTML of plain text; line breaks kept, control, bidi and invisible characters removed."""
     return html.escape(visible(text)).replace("\n", "<br>")

@@ -338,6 +338,9 @@ def counts_in_view(items: Groups, mask: np.ndarray) -> pd.Series:
     return table.sort_values(ascending=False, kind="stable")
 
 
+METHOD_NAMES_SHOWN = 10  # the Overview's table of the most named; every name is in a grid below it
+
+
 def method_names_in_view(items: Groups, mask: np.ndarray, titles: pd.Series) -> pd.DataFrame:
     """`method_names` of the papers in ``mask`` (``titles``: every paper's).
 
