@@ -129,13 +129,24 @@ with right:
         st.caption("No method names found in these abstracts.")
     else:
         st.markdown("**Names papers give their methods, models and benchmarks**")
+        columns = {
+            "name": st.column_config.TextColumn(
+                "Name", width=140, help="With its long form where the abstract spells it out"
+            ),
+            "papers": st.column_config.NumberColumn("Papers", width=60),
+            # Names are short, titles long: 140 + 60 + 164 px at 1280 px (half of the page, less the
+            # expander's inset).
+            "title": st.column_config.TextColumn(
+                "First paper naming it", width=400, help="The first paper in the corpus that names it"
+            ),
+        }
         # The most named as a plain table, drawn with the page: a data grid here held the page's first
         # chart back 0.2 s while the browser loaded and ran the grid's module (`bench/floor.py`), and a
         # screen reader walks a table cell by cell. Every name is in a grid made only once opened.
         top = methods.head(tables.METHOD_NAMES_SHOWN)
         st.caption(
             markdown_table(
-                ["Name", "Papers", "First paper naming it"],
+                [str(config["label"]) for config in columns.values()],
                 zip(top["name"], top["papers"], (shortened(t, 60) for t in top["title"]), strict=True),
                 right=[1],
             )
@@ -146,18 +157,7 @@ with right:
                 with every:
                     components.show_table(
                         methods,
-                        {
-                            "name": st.column_config.TextColumn(
-                                "Name", width=140, help="With its long form where the abstract spells it out"
-                            ),
-                            "papers": st.column_config.NumberColumn("Papers", width=60),
-                            # Names are short, titles long: 140 + 60 + 198 px at 1280 px (half of the page).
-                            "title": st.column_config.TextColumn(
-                                "First paper naming it",
-                                width=400,
-                                help="The first paper in the corpus that names it",
-                            ),
-                        },
+                        columns,
                         visible=10,
                         within=components.HALF_WIDTH_PX - components.EXPANDER_INSET_PX,
                         wrapped=True,  # long forms and titles: one line of half a page cut them short
