@@ -36,12 +36,15 @@ if __name__ == "__main__":  # a script run (Streamlit runs this file as "__main_
     main()
 else:
     # `streamlit run app.py` finds this server app in the file: the dashboard's own server, which warms
-    # the default corpus as it starts (`dashboard.ui.warmup`), turns Nagle's delay off on its connections
+    # the default corpus as it starts and answers its health check once the pages' modules are
+    # imported (`dashboard.ui.warmup`), turns Nagle's delay off on its connections
     # (`dashboard.ui.sockets`) and then runs this file for each page; its page tells the browser to
     # fetch the chart library at once (`dashboard.ui.preload`).
     from starlette.middleware import Middleware
 
     from dashboard.ui.preload import ChartPreload
-    from dashboard.ui.warmup import lifespan
+    from dashboard.ui.warmup import HealthAfterImports, lifespan
 
-    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(ChartPreload)])
+    app = st.App(
+        __file__, lifespan=lifespan, middleware=[Middleware(HealthAfterImports), Middleware(ChartPreload)]
+    )

@@ -60,10 +60,12 @@ def running_server(
     startup_timeout: float = 60.0,
     log_path: Path | None = None,
     script: str = "app.py",
+    wait: bool = True,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """As `running_app`, also yielding the server process (to watch its memory or whether it lives).
 
-    ``script`` is another Streamlit script to serve from the repo root (e.g. ``bench/floor/app.py``).
+    ``script`` is another Streamlit script to serve from the repo root (e.g. ``bench/floor/app.py``);
+    ``wait=False`` yields as soon as the process is started, before it answers.
     """
     port = free_port()
     command = [
@@ -95,7 +97,7 @@ def running_server(
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + startup_timeout
-        while not healthy(url):
+        while wait and not healthy(url):
             if process.poll() is not None:
                 raise RuntimeError(f"streamlit exited with code {process.returncode} before answering")
             if time.monotonic() > deadline:

@@ -8,17 +8,20 @@ that `streamlit run` finds, and the warm-up runs as the server starts, before an
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import logging
+import re
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import people_corpus
 import pytest
 import streamlit as st
-from server import running_server
+from server import healthy, running_server
 from streamlit.testing.v1 import AppTest
 from streamlit.web.server.app_discovery import discover_asgi_app
 
@@ -139,7 +142,7 @@ def test_the_warm_up_writes_its_own_timings_line(tmp_path: Path, monkeypatch: py
     warmup.warm(["--corpus", str(SEEDS)], {})
     (line,) = [json.loads(text) for text in log.read_text().splitlines()]
     assert line["page"] == warmup.TIMINGS_PAGE and line["status"] == "ok"
-    assert list(line["marks"]) == ["load", "modules"]  # raw files: no topics at start
+    assert list(line["marks"]) == ["modules", "load"]  # raw files: no topics at start
 
 
 @pytest.mark.slow
@@ -156,7 +159,87 @@ def test_a_real_server_warms_its_corpus_as_it_starts_before_any_visit(
         lines = [json.loads(text) for text in log.read_text().splitlines()]
     assert [line["page"] for line in lines] == [warmup.TIMINGS_PAGE]  # no page has run: nobody visited
     assert lines[0]["status"] == "ok"
-    assert list(lines[0]["marks"]) == ["load", "modules", "topics", "first page", "page cache"]
+    assert list(lines[0]["marks"]) == ["modules", "load", "topics", "first page", "page cache"]
+
+
+@pytest.fixture
+def not_ready() -> Iterator[None]:
+    """`warmup.READY` cleared for the test (as in a server that has just started), set again after."""
+    warmup.READY.clear()
+    try:
+        yield
+    finally:
+        warmup.READY.set()
+
+
+def _through_gate(path: str) -> tuple[asyncio.Task, list[str]]:
+    """A GET of ``path`` sent through `HealthAfterImports` to an app that notes the paths it answers."""
+    answered: list[str] = []
+
+    async def app(scope: dict, receive: object, send: object) -> None:
+        answered.append(scope["path"])
+
+    gate = warmup.HealthAfterImports(app)
+    scope = {"type": "http", "method": "GET", "path": path}
+    return asyncio.ensure_future(gate(scope, None, None)), answered
+
+
+def test_the_health_check_waits_for_the_pages_modules_and_nothing_else_does(not_ready: None) -> None:
+    async def scenario() -> None:
+        health, answered = _through_gate("/base/_stcore/health")
+        page, page_answered = _through_gate("/base/")
+        await asyncio.wait_for(page, 5)
+        assert page_answered == ["/base/"]  # the page and its files are served while the imports run
+        await asyncio.sleep(0.3)
+        assert not health.done() and answered == []
+        warmup.READY.set()
+        await asyncio.wait_for(health, 5)
+        assert answered == ["/base/_stcore/health"]
+
+    asyncio.run(scenario())
+
+
+def test_a_health_check_is_answered_after_its_longest_wait_anyway(
+    not_ready: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(warmup, "READY_WAIT", 0.2)
+
+    async def scenario() -> list[str]:
+        health, answered = _through_gate("/_stcore/health")
+        await asyncio.wait_for(health, 5)
+        return answered
+
+    assert asyncio.run(scenario()) == ["/_stcore/health"] and not warmup.READY.is_set()
+
+
+def test_a_failed_import_still_lets_the_health_check_answer(
+    not_ready: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken() -> None:
+        raise ImportError("no module named pandas")
+
+    monkeypatch.setattr(warmup, "_import_pages", broken)
+    with caplog.at_level(logging.ERROR, logger=warmup.LOG.name):
+        warmup.warm(["--corpus", str(SEEDS)], {})
+    assert warmup.READY.is_set()
+    assert "importing the pages' modules failed" in caplog.text and "no module named pandas" in caplog.text
+
+
+@pytest.mark.slow
+def test_a_real_server_answers_its_health_check_once_the_pages_modules_are_imported(tmp_path: Path) -> None:
+    """Asked every 20 ms from the server's start, the health check first says ``ok`` after the warm-up's
+    imports have ended (the server's terminal says so first), and the corpus is warmed after."""
+    log = tmp_path / "server.log"
+    with running_server(["--corpus", str(SEEDS)], log_path=log, wait=False) as (url, process):
+        deadline = time.monotonic() + 60
+        while not healthy(url):
+            assert process.poll() is None and time.monotonic() < deadline, "no answer within 60 s"
+            time.sleep(0.02)
+        at_ok = log.read_text(errors="replace")
+        while "warmed the default corpus in" not in log.read_text(errors="replace"):
+            assert process.poll() is None and time.monotonic() < deadline, "no warm-up line within 60 s"
+            time.sleep(0.1)
+    assert re.search(r"imported the pages' modules in \d+\.\d\d s", at_ok), at_ok[-2000:]
 
 
 @pytest.fixture(scope="module")
