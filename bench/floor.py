@@ -3,8 +3,10 @@
 Starts the dashboard (on the bundled seeds) and the floor app (`bench/floor/app.py`: one line of
 sidebar text and one Plotly chart, same Streamlit settings), and times in Chromium, from navigation
 start (the page's own clock), when the sidebar's ``N of M papers`` line and the first Plotly chart
-appear. Each try is a fresh browser context; "cold" is the first visit after a server start,
-"warm" a second visit to the same server. The two apps alternate, try after try, so machine noise
+appear. Each try is a fresh browser context; "cold" is the first visit after a server start, sent
+as soon as the server's health check answers (as a load balancer sends one; the dashboard's check
+waits for its warm-up's imports, `dashboard.ui.warmup.HealthAfterImports`), "warm" a second visit to
+the same server. The two apps alternate, try after try, so machine noise
 falls on both alike. Prints each try and the medians, and the dashboard/floor ratios (target 1.2).
 """
 

@@ -47,8 +47,8 @@ the count line at 1.17 s with the check answering at once and at 0.85 s with it 
 2.20 and 2.01 s). A browser opened the moment the server listens, as ``streamlit run`` opens one,
 loses nothing: it loads Streamlit's scripts while the imports run, and its health check waits for
 them where its first page run would have (eight alternating starts, from the process start: count
-line 1.66 s either way, first chart 2.75 s waiting and 2.70 s not). The corpus is not waited for (minutes at a million
-papers): a visit that comes in the meantime sees the page's spinner, as above.
+line 1.66 s either way, first chart 2.75 s waiting and 2.70 s not). The corpus is not waited for
+(minutes at a million papers): a visit that comes in the meantime sees the page's spinner, as above.
 """
 
 from __future__ import annotations
