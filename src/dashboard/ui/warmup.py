@@ -120,6 +120,7 @@ class Visits:
 VISITS = Visits()
 READY = threading.Event()  # set once `warm` has imported the pages' modules (`HealthAfterImports`)
 READY_WAIT = 10.0  # seconds a health check waits for READY at most
+READY_POLL = 0.01  # seconds between two looks at READY
 HEALTH_PATH = "/_stcore/health"  # Streamlit's health check (under any base URL)
 
 
@@ -137,7 +138,10 @@ class HealthAfterImports:
             and str(scope.get("path", "")).endswith(HEALTH_PATH)
             and not READY.is_set()
         ):
-            await asyncio.to_thread(READY.wait, READY_WAIT)
+            # Polled, not waited for in a thread: a client that gives up early leaves no thread behind.
+            deadline = time.monotonic() + READY_WAIT
+            while not READY.is_set() and time.monotonic() < deadline:
+                await asyncio.sleep(READY_POLL)
         await self.app(scope, receive, send)
 
 
