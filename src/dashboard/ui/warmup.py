@@ -64,9 +64,12 @@ from typing import Any
 
 LOG = logging.getLogger(__name__)
 
-# What the pages import, beyond what `warm` reaches by loading and analysing: imported here, not at
-# a visitor's first run (0.5 s of a cold first run; Plotly's figure classes load on first use).
+# What every page run imports, whatever the corpus: imported by `_import_pages` before the health check
+# answers, not at a visitor's first run (0.5 s of a cold first run; Plotly's figure classes load on
+# first use).
 MODULES = (
+    "dashboard.ui.data",  # pandas, SciPy's sparse matrices, the readers
+    "dashboard.ui.indexed",
     "dashboard.ui.context",
     "dashboard.ui.components",
     "dashboard.ui.tables",
@@ -190,8 +193,6 @@ def warm(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
 def _import_pages() -> None:
     """Import what every page run needs, whatever the corpus: the app's modules, pandas, Plotly's
     figure classes and their validators."""
-    from dashboard.ui import data, indexed  # noqa: F401
-
     for name in MODULES:
         importlib.import_module(name)
     import plotly.graph_objects as go
