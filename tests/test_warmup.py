@@ -25,8 +25,8 @@ from server import healthy, running_server
 from streamlit.testing.v1 import AppTest
 from streamlit.web.server.app_discovery import discover_asgi_app
 
-from dashboard import analysis, corpus, index
-from dashboard.ui import data, indexed, timings, warmup
+from dashboard import analysis, charts, corpus, hierarchy, index, trends
+from dashboard.ui import data, indexed, repos, tables, timings, warmup
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "seeds"
@@ -119,7 +119,7 @@ def test_an_index_is_read_into_the_page_cache_after_its_first_page(
     with caplog.at_level(logging.INFO, logger=warmup.LOG.name):
         warmup.warm(["--corpus", str(seeds_index)], {})
     (line,) = [json.loads(text) for text in log.read_text().splitlines()]
-    assert list(line["marks"])[-2:] == ["first page", "page cache"]
+    assert list(line["marks"])[-3:] == ["first page", "page cache", "other pages"]
     size = sum(path.stat().st_size for path in seeds_index.rglob("*") if path.is_file())
     assert f"read {size / 1e6:.0f} MB of the index into the page cache" in caplog.text
 
@@ -159,7 +159,7 @@ def test_a_real_server_warms_its_corpus_as_it_starts_before_any_visit(
         lines = [json.loads(text) for text in log.read_text().splitlines()]
     assert [line["page"] for line in lines] == [warmup.TIMINGS_PAGE]  # no page has run: nobody visited
     assert lines[0]["status"] == "ok"
-    assert list(lines[0]["marks"]) == ["modules", "load", "topics", "first page", "page cache"]
+    assert list(lines[0]["marks"]) == ["modules", "load", "topics", "first page", "page cache", "other pages"]
 
 
 @pytest.fixture
@@ -291,4 +291,68 @@ def test_without_the_warm_up_the_first_overview_makes_them(
 ) -> None:
     made = _code_makers(monkeypatch)  # the counters above see the page's own work
     _first_overview(monkeypatch, people_index)
+    assert all(made.values()), {name: len(calls) for name, calls in made.items()}
+
+
+@pytest.fixture(scope="module")
+def years_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The people corpus as two years of one venue (two Paper Copilot files): what Trends draws."""
+    folder = tmp_path_factory.mktemp("years")
+    records = [people_corpus.record(i) for i in range(people_corpus.N_PAPERS)]
+    for year, half in ((2019, records[::2]), (2020, records[1::2])):
+        half = [{**r, "site": r["site"].replace("2019", str(year))} for r in half]  # the year is read there
+        (folder / f"icml{year}.json").write_text(json.dumps(half), encoding="utf-8")
+    out = folder / "years.index"
+    index.build_index([folder / "icml2019.json", folder / "icml2020.json"], out, workers=1)
+    return out
+
+
+# What the other pages make once per corpus (`warmup.other_pages`): each a real function, counted.
+OTHER_PAGE_MAKERS = (
+    (trends.Axes, "of"),
+    (trends, "period_counts"),
+    (trends, "topic_year_terms"),
+    (indexed, "term_counts"),
+    (tables, "link_table"),
+    (repos, "target_table"),
+    (tables, "repo_groups"),
+    (charts, "map_hover"),
+    (hierarchy.TopicTree, "node_labels"),
+)
+OTHER_PAGES = ("trends", "links", "topics", "terms")
+
+
+def _other_page_makers(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
+    return {
+        f"{owner.__name__}.{name}": _counting(monkeypatch, owner, name) for owner, name in OTHER_PAGE_MAKERS
+    }
+
+
+def _first_visits(monkeypatch: pytest.MonkeyPatch, corpus_path: Path) -> None:
+    """The Overview, then each of `OTHER_PAGES` for the first time, in one session."""
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(corpus_path)])
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run()
+    for page in OTHER_PAGES:
+        at.switch_page(f"src/dashboard/app_pages/{page}.py").run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert at.get("plotly_chart"), page  # the page drew its charts
+        if page == "trends":  # past its "one year" notice: the topic lines and the rising terms
+            assert "Topic share over time" in [h.value for h in at.header]
+
+
+def test_after_the_warm_up_the_other_pages_first_visits_make_nothing_once_per_corpus(
+    monkeypatch: pytest.MonkeyPatch, years_index: Path
+) -> None:
+    warmup.warm(["--corpus", str(years_index)], {})
+    made = _other_page_makers(monkeypatch)
+    _first_visits(monkeypatch, years_index)
+    assert {name: len(calls) for name, calls in made.items() if calls} == {}
+
+
+def test_without_the_warm_up_the_other_pages_first_visits_make_them(
+    monkeypatch: pytest.MonkeyPatch, years_index: Path
+) -> None:
+    made = _other_page_makers(monkeypatch)  # the counters above see the pages' own work
+    _first_visits(monkeypatch, years_index)
     assert all(made.values()), {name: len(calls) for name, calls in made.items()}
