@@ -330,9 +330,7 @@ def _other_page_makers(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
 
 def _first_visits(monkeypatch: pytest.MonkeyPatch, corpus_path: Path) -> None:
     """The Overview, then each of `OTHER_PAGES` for the first time, in one session."""
-    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
-    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(corpus_path)])
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run()
+    at = _first_overview(monkeypatch, corpus_path)
     for page in OTHER_PAGES:
         at.switch_page(f"src/dashboard/app_pages/{page}.py").run()
         assert not at.exception, (page, [e.value for e in at.exception])

@@ -29,10 +29,11 @@ page's codes; the server's resident memory does not grow.
 Then it makes what the other pages' first runs make once per corpus (`other_pages`): the Trends
 page's codes and its topics' terms per year, the word counts' totals, the Links & code page's link
 and repository tables, the Topics page's map hovers and topic tree. At a million papers a first visit
-to Trends after the rest of the warm-up took 5.7-6.7 s on the server (its codes 1.6 s and its topics'
+to Trends after the rest of the warm-up took 5.8-6.7 s on the server (its codes 1.6 s and its topics'
 terms per year 1.3 s of one processor, the rest waiting on the kernel for fresh memory), Links & code
-1.7-2.0 s, Terms 1.5 s and Topics 1.4-1.7 s; made here, about 7 s more of warm-up, they take
-0.2-0.6 s.
+1.7-2.7 s, Terms 1.2-1.5 s and Topics 1.1-1.7 s. Made here (about 7 s more of warm-up), one run of
+`bench/scale.py` each: Trends 5.80 -> 0.15 s, Links & code 2.70 -> 0.82, Topics 1.12 -> 0.39, Terms
+1.25 -> 1.08 (the rest is its first word cloud).
 
 It does not fit topics. A fit holds the interpreter for about a second (scikit-learn's import and the
 model), and in `bench/floor.py` a fit running beside the first visit delayed that visit's count line
@@ -245,10 +246,8 @@ def other_pages(digest: str, fitted: Any, papers: Any) -> None:
     the Topics page's map hovers and topic tree; the Terms page's word counts; the lookup of a paper
     by its id.
 
-    At a million papers, after the rest of the warm-up, a first visit to Trends took 6.7 s on the
-    server, Links & code 1.7 s, Terms 1.5 s and Topics 1.4 s, each making these (the next visit
-    0.1-0.4 s). Made here, after the page cache is read, they add about 5 s to the warm-up; a visit that
-    asks for one meanwhile waits on the same entry (Streamlit computes it once, under a lock).
+    Figures in the module's docstring. A visit that asks for one of these while it is made waits on the
+    same entry (Streamlit computes it once, under a lock).
     """
     import numpy as np
 
