@@ -9,7 +9,6 @@ that `streamlit run` finds, and the warm-up runs as the server starts, before an
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
 import re
@@ -25,7 +24,9 @@ from server import healthy, running_server
 from streamlit.testing.v1 import AppTest
 from streamlit.web.server.app_discovery import discover_asgi_app
 
-from dashboard import analysis, charts, corpus, hierarchy, index, trends
+from dashboard import analysis, charts, corpus, extract, hierarchy, index, trends
+from dashboard.repocheck import columns as repo_columns
+from dashboard.repocheck import targets as repo_targets
 from dashboard.ui import data, indexed, repos, tables, timings, warmup
 
 REPO = Path(__file__).resolve().parents[1]
@@ -252,18 +253,19 @@ def people_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # What the Overview and the page context make once per corpus: each a real function, counted.
 CODE_MAKERS = (
-    ("dashboard.ui.tables", "group_codes"),
-    ("dashboard.ui.tables", "list_items"),
-    ("dashboard.extract", "name_meanings"),
-    ("dashboard.repocheck.columns", "repo_columns"),
-    ("dashboard.repocheck.targets", "paper_targets"),
+    (tables, "group_codes"),
+    (tables, "list_items"),
+    (extract, "name_meanings"),
+    (repo_columns, "repo_columns"),
+    (repo_targets, "paper_targets"),
 )
 
 
-def _code_makers(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
+def _counted(monkeypatch: pytest.MonkeyPatch, makers: tuple[tuple[object, str], ...]) -> dict[str, list[int]]:
+    """Each of ``makers`` (owner, function name) counted: its calls' list, by name."""
     return {
-        f"{module}.{name}": _counting(monkeypatch, importlib.import_module(module), name)
-        for module, name in CODE_MAKERS
+        f"{getattr(owner, '__name__', owner)}.{name}": _counting(monkeypatch, owner, name)
+        for owner, name in makers
     }
 
 
@@ -281,7 +283,7 @@ def test_after_the_warm_up_the_first_overview_makes_no_code_of_its_own(
     monkeypatch: pytest.MonkeyPatch, people_index: Path
 ) -> None:
     warmup.warm(["--corpus", str(people_index)], {})
-    made = _code_makers(monkeypatch)
+    made = _counted(monkeypatch, CODE_MAKERS)
     _first_overview(monkeypatch, people_index)
     assert {name: len(calls) for name, calls in made.items() if calls} == {}
 
@@ -289,7 +291,7 @@ def test_after_the_warm_up_the_first_overview_makes_no_code_of_its_own(
 def test_without_the_warm_up_the_first_overview_makes_them(
     monkeypatch: pytest.MonkeyPatch, people_index: Path
 ) -> None:
-    made = _code_makers(monkeypatch)  # the counters above see the page's own work
+    made = _counted(monkeypatch, CODE_MAKERS)  # the counters above see the page's own work
     _first_overview(monkeypatch, people_index)
     assert all(made.values()), {name: len(calls) for name, calls in made.items()}
 
@@ -322,12 +324,6 @@ OTHER_PAGE_MAKERS = (
 OTHER_PAGES = ("trends", "links", "topics", "terms")
 
 
-def _other_page_makers(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
-    return {
-        f"{owner.__name__}.{name}": _counting(monkeypatch, owner, name) for owner, name in OTHER_PAGE_MAKERS
-    }
-
-
 def _first_visits(monkeypatch: pytest.MonkeyPatch, corpus_path: Path) -> None:
     """The Overview, then each of `OTHER_PAGES` for the first time, in one session."""
     at = _first_overview(monkeypatch, corpus_path)
@@ -343,7 +339,7 @@ def test_after_the_warm_up_the_other_pages_first_visits_make_nothing_once_per_co
     monkeypatch: pytest.MonkeyPatch, years_index: Path
 ) -> None:
     warmup.warm(["--corpus", str(years_index)], {})
-    made = _other_page_makers(monkeypatch)
+    made = _counted(monkeypatch, OTHER_PAGE_MAKERS)
     _first_visits(monkeypatch, years_index)
     assert {name: len(calls) for name, calls in made.items() if calls} == {}
 
@@ -351,6 +347,6 @@ def test_after_the_warm_up_the_other_pages_first_visits_make_nothing_once_per_co
 def test_without_the_warm_up_the_other_pages_first_visits_make_them(
     monkeypatch: pytest.MonkeyPatch, years_index: Path
 ) -> None:
-    made = _other_page_makers(monkeypatch)  # the counters above see the pages' own work
+    made = _counted(monkeypatch, OTHER_PAGE_MAKERS)  # the counters above see the pages' own work
     _first_visits(monkeypatch, years_index)
     assert all(made.values()), {name: len(calls) for name, calls in made.items()}
