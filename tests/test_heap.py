@@ -1,10 +1,15 @@
-"""`dashboard.heap.release`: the heap's free memory goes back to the system (glibc's malloc_trim)."""
+"""`dashboard.heap`: the heap's free memory goes back to the system (glibc's malloc_trim), and NumPy's
+arrays stay on ordinary pages in the dashboard's server."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from server import REPO, running_server
 
 from dashboard import heap
 
@@ -28,3 +33,54 @@ def test_release_gives_freed_heap_memory_back_to_the_system() -> None:
     after = _resident_bytes()
     assert before - after > 128 * 1024 * 1024, (before, after)
     assert keep is not None
+
+
+# A child process that makes a 64 MB array and prints the flags of the memory region it lies in
+# (``hg``: madvise(MADV_HUGEPAGE) was asked for it) and what `small_pages` returned.
+_ARRAY_REGION_FLAGS = """
+import sys
+import numpy
+from dashboard import heap
+called = heap.small_pages() if sys.argv[1] == "call" else None
+array = numpy.ones(64 * 1024 * 1024 // 8)
+address = array.ctypes.data + array.nbytes // 2  # its start may lie before the 2 MB-aligned part
+region = None
+for line in open("/proc/self/smaps"):
+    head = line.split()[0]
+    if "-" in head and not head.endswith(":"):
+        low, high = (int(part, 16) for part in head.split("-"))
+        region = low <= address < high
+    elif head == "VmFlags:" and region:
+        print(called, " ".join(line.split()[1:]))
+"""
+
+
+def _array_region(call: bool, env: dict[str, str]) -> tuple[str, set[str]]:
+    child_env = {k: v for k, v in os.environ.items() if k != heap.HUGEPAGE_ENV} | env
+    out = subprocess.run(
+        [sys.executable, "-c", _ARRAY_REGION_FLAGS, "call" if call else "no"],
+        env=child_env, capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.split()  # fmt: skip
+    return out[0], set(out[1:])
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="memory regions' flags are Linux's /proc")
+def test_small_pages_stops_numpy_asking_for_huge_pages_unless_the_user_set_numpy_s_variable() -> None:
+    called, flags = _array_region(call=False, env={})
+    if "hg" not in flags:
+        pytest.skip("this NumPy or kernel does not ask for huge pages (no 'hg' flag on a 64 MB array)")
+    assert _array_region(call=True, env={}) == ("True", flags - {"hg"})
+    # The user's own choice stands, whichever it is.
+    assert _array_region(call=True, env={heap.HUGEPAGE_ENV: "1"}) == ("False", flags)
+    called, flags_off = _array_region(call=True, env={heap.HUGEPAGE_ENV: "0"})
+    assert called == "False" and "hg" not in flags_off
+
+
+@pytest.mark.slow
+def test_the_dashboards_server_turns_numpy_s_huge_pages_off_as_it_starts(tmp_path: Path) -> None:
+    """The server's lifespan calls `small_pages`: its debug line says what it did."""
+    log = tmp_path / "server.log"
+    debug = {"STREAMLIT_LOGGER_LEVEL": "debug"}
+    with running_server(["--corpus", str(REPO / "seeds")], env=debug, log_path=log):
+        pass
+    assert "NumPy's huge-page requests turned off: True" in log.read_text(errors="replace")

@@ -319,13 +319,14 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
     (after the first visit) the helper process of the pages' short steps (`start_helper_after`); at
     the stop, end that helper (`dashboard.worker.in_helper`). First, the dashboard's log lines go to
     the server's terminal (`log_to_terminal`) and its connections answer without Nagle's delay
-    (`dashboard.ui.sockets`)."""
+    (`dashboard.ui.sockets`); NumPy's arrays stay on ordinary pages (`dashboard.heap.small_pages`)."""
     from streamlit import config
 
-    from dashboard import worker
+    from dashboard import heap, worker
     from dashboard.ui import sockets
 
     log_to_terminal()
+    LOG.debug("NumPy's huge-page requests turned off: %s", heap.small_pages())
     port = config.get_option("server.port")
     LOG.debug("TCP_NODELAY set on %d listening socket(s) of port %s", sockets.no_delay(port), port)
     threading.Thread(target=_start, name=THREAD_NAME, daemon=True).start()
