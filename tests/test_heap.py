@@ -1,11 +1,15 @@
-"""`dashboard.heap`: the heap's free memory goes back to the system (glibc's malloc_trim), and NumPy's
-arrays stay on ordinary pages in the dashboard's server."""
+"""`dashboard.heap`: the heap's free memory goes back to the system (glibc's malloc_trim), what lives as
+long as the server is built without the garbage collector's passes and frozen, and NumPy's arrays stay
+on ordinary pages in the dashboard's server."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -84,3 +88,70 @@ def test_the_dashboards_server_turns_numpy_s_huge_pages_off_as_it_starts(tmp_pat
     with running_server(["--corpus", str(REPO / "seeds")], env=debug, log_path=log):
         pass
     assert "NumPy's huge-page requests turned off: True" in log.read_text(errors="replace")
+
+
+@pytest.fixture
+def collector() -> Iterator[list[int]]:
+    """The generations of the collector's passes while the test runs; its state restored after."""
+    passes: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    enabled = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(seen)
+    try:
+        yield passes
+    finally:
+        gc.callbacks.remove(seen)
+        gc.unfreeze()
+        (gc.enable if enabled else gc.disable)()
+
+
+def test_long_lived_builds_without_collector_passes_then_freezes_what_it_built(collector: list[int]) -> None:
+    with heap.long_lived():
+        assert not gc.isenabled()
+        built = [[i] for i in range(200_000)]  # tracked objects: passes would start without the pause
+    assert collector == []
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= len(built)
+    frozen = {id(item) for item in gc.get_objects()}  # the generations' objects: not the frozen ones
+    assert id(built[0]) not in frozen and id(built) not in frozen
+    # The same build outside the block: the collector walks it.
+    more = [[i] for i in range(200_000)]
+    assert collector and len(more) == len(built)
+
+
+def test_long_lived_blocks_in_two_threads_keep_the_collector_paused_until_the_last_ends(
+    collector: list[int],
+) -> None:
+    first_open, second_done = threading.Event(), threading.Event()
+
+    def second() -> None:
+        first_open.wait(10)
+        with heap.long_lived():
+            pass
+        second_done.set()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    with heap.long_lived():
+        first_open.set()
+        assert second_done.wait(10)
+        assert not gc.isenabled()  # the other thread's block ended; this one is still open
+    thread.join(10)
+    assert gc.isenabled()
+
+
+def test_long_lived_leaves_a_collector_the_user_turned_off_off_and_survives_an_error(
+    collector: list[int],
+) -> None:
+    with pytest.raises(ValueError), heap.long_lived():
+        raise ValueError("a corpus that does not load")
+    assert gc.isenabled()
+    gc.disable()
+    with heap.long_lived():
+        pass
+    assert not gc.isenabled()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import inspect
 import logging
 import os
@@ -209,8 +208,8 @@ def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
-    result = corpus.load(_paths)
-    return _long_lived(result)
+    with heap.long_lived():  # (`dashboard.heap`)
+        return corpus.load(_paths)
 
 
 def load(source: CorpusSource, n_topics: int | str = "auto") -> corpus.LoadResult:
@@ -342,9 +341,8 @@ def _per_corpus(max_entries: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
     def decorate(function: Callable[P, T]) -> Callable[P, T]:
         @functools.wraps(function)
         def compute_once(*args: P.args, **kwargs: P.kwargs) -> T:
-            value = function(*args, **kwargs)
-            heap.release()  # what the computation freed, back to the system now (`dashboard.heap`)
-            return value
+            with heap.long_lived():  # kept for the corpus's life (`dashboard.heap`)
+                return function(*args, **kwargs)
 
         cached = st.cache_resource(show_spinner=False, max_entries=max_entries)(compute_once)
         signature = inspect.signature(function)
@@ -369,20 +367,6 @@ def _per_corpus(max_entries: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
         return call
 
     return decorate
-
-
-def _long_lived(value: T) -> T:
-    """``value`` after telling the garbage collector that everything alive now stays alive.
-
-    A corpus holds millions of Python objects (lists of names and links per paper) for as long as
-    the server runs; without this a full collection walks them all, a pause of a large fraction of
-    a second in the middle of some filter change at a million papers. Called once per corpus and
-    analysis, when they are cached; what is frozen is still freed when nothing refers to it. What
-    loading freed goes back to the system now, not in a later page run (`dashboard.heap`).
-    """
-    gc.freeze()
-    heap.release()
-    return value
 
 
 def analyze(
@@ -437,13 +421,15 @@ def tree_node_labels(digest: str, _tree: hierarchy.TopicTree) -> list[str]:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _cut(digest: str, k: int, _fitted: analysis.Analysis, _tree: hierarchy.TopicTree) -> analysis.Analysis:
-    return _long_lived(analysis.cut(_fitted, _tree, k))
+    with heap.long_lived():
+        return analysis.cut(_fitted, _tree, k)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _analyze_on_disk(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis.Analysis:
-    stored = indexed.analysis(digest, n_topics)
-    return _long_lived(stored if stored is not None else analysis.analyze(_papers, n_topics=n_topics))
+    with heap.long_lived():
+        stored = indexed.analysis(digest, n_topics)
+        return stored if stored is not None else analysis.analyze(_papers, n_topics=n_topics)
 
 
 @_per_corpus(max_entries=8)

@@ -44,9 +44,8 @@ def digest_of(path: str) -> str | None:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _open(digest: str, path: str) -> paper_index.PaperIndex | str:
     try:
-        index = paper_index.open_index(path)
-        heap.release()  # the reading's temporaries, back to the system now (`dashboard.heap`)
-        return index
+        with heap.long_lived():  # millions of objects, not walked by the collector (`dashboard.heap`)
+            return paper_index.open_index(path)
     except paper_index.IndexFormatError as error:
         LOG.warning("cannot open index %s: %s", path, error)
         return str(error)
