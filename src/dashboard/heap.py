@@ -1,5 +1,6 @@
 """The server's memory: what a large computation freed goes back to the system at a moment we choose,
-and NumPy's arrays stay on ordinary pages.
+what lives as long as the server is built without the garbage collector's passes, and NumPy's arrays
+stay on ordinary pages.
 
 glibc keeps freed memory in its heap for reuse. Protobuf's Python runtime, which carries every message
 Streamlit sends to the browser, calls ``malloc_trim(0)`` after every 10,000 freed message blocks
@@ -16,11 +17,11 @@ Outside glibc (macOS, musl) there is no ``malloc_trim`` and `release` does nothi
 once per corpus) with Python's cyclic garbage collector paused, then freezes it (``gc.freeze``). A
 corpus is millions of Python objects (lists of names and links per paper); as they are made, the
 collector's full passes walk all of them again and again. Opening the index of a million papers
-(warm-up, in-process, two runs each way) took 7.5-8.5 s, of which 18 full passes took 3.8 s (each
-longer than the last, up to 0.53 s); with the collector paused it took 2.65 s, and the whole warm-up
-went from 34 to 26-28 s. Once frozen, the objects are out of every later pass (a full pass in a page
-run would otherwise stall it for a large fraction of a second); what is frozen is still freed when
-nothing refers to it.
+(the warm-up, in-process, two runs each way) took 7.5-8.5 s, of which 18 full passes took 3.8 s (each
+longer than the last, up to 0.53 s); in `long_lived` it takes 3.4-4.5 s, and the whole warm-up 27.5-29.9
+s instead of 34. Once frozen, the objects are out of every later pass (a full pass in a page run would
+otherwise stall it for a large fraction of a second). What is frozen is still freed when nothing
+refers to it; only a reference cycle that another thread dropped at that moment is never collected.
 
 `small_pages` keeps NumPy's arrays on the system's ordinary 4 KB pages in the dashboard's server.
 NumPy asks Linux for transparent huge pages (2 MB) for every array of 4 MB or more
