@@ -279,23 +279,6 @@ def _first_overview(monkeypatch: pytest.MonkeyPatch, corpus_path: Path) -> AppTe
     return at
 
 
-def test_after_the_warm_up_the_first_overview_makes_no_code_of_its_own(
-    monkeypatch: pytest.MonkeyPatch, people_index: Path
-) -> None:
-    warmup.warm(["--corpus", str(people_index)], {})
-    made = _counted(monkeypatch, CODE_MAKERS)
-    _first_overview(monkeypatch, people_index)
-    assert {name: len(calls) for name, calls in made.items() if calls} == {}
-
-
-def test_without_the_warm_up_the_first_overview_makes_them(
-    monkeypatch: pytest.MonkeyPatch, people_index: Path
-) -> None:
-    made = _counted(monkeypatch, CODE_MAKERS)  # the counters above see the page's own work
-    _first_overview(monkeypatch, people_index)
-    assert all(made.values()), {name: len(calls) for name, calls in made.items()}
-
-
 @pytest.fixture(scope="module")
 def years_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The people corpus as two years of one venue (two Paper Copilot files): what Trends draws."""
@@ -335,18 +318,31 @@ def _first_visits(monkeypatch: pytest.MonkeyPatch, corpus_path: Path) -> None:
             assert "Topic share over time" in [h.value for h in at.header]
 
 
-def test_after_the_warm_up_the_other_pages_first_visits_make_nothing_once_per_corpus(
-    monkeypatch: pytest.MonkeyPatch, years_index: Path
+# Each first visit, the corpus fixture it opens and the functions counted in it.
+FIRST_VISITS = {
+    "overview": (_first_overview, "people_index", CODE_MAKERS),
+    "other pages": (_first_visits, "years_index", OTHER_PAGE_MAKERS),
+}
+
+
+@pytest.mark.parametrize("visits", FIRST_VISITS)
+def test_after_the_warm_up_first_visits_make_nothing_once_per_corpus(
+    visits: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    warmup.warm(["--corpus", str(years_index)], {})
-    made = _counted(monkeypatch, OTHER_PAGE_MAKERS)
-    _first_visits(monkeypatch, years_index)
+    visit, fixture, makers = FIRST_VISITS[visits]
+    corpus_path = request.getfixturevalue(fixture)
+    warmup.warm(["--corpus", str(corpus_path)], {})
+    made = _counted(monkeypatch, makers)
+    visit(monkeypatch, corpus_path)
     assert {name: len(calls) for name, calls in made.items() if calls} == {}
 
 
-def test_without_the_warm_up_the_other_pages_first_visits_make_them(
-    monkeypatch: pytest.MonkeyPatch, years_index: Path
+@pytest.mark.parametrize("visits", FIRST_VISITS)
+def test_without_the_warm_up_first_visits_make_them(
+    visits: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    made = _counted(monkeypatch, OTHER_PAGE_MAKERS)  # the counters above see the pages' own work
-    _first_visits(monkeypatch, years_index)
+    visit, fixture, makers = FIRST_VISITS[visits]
+    corpus_path = request.getfixturevalue(fixture)
+    made = _counted(monkeypatch, makers)  # the counters above see the pages' own work
+    visit(monkeypatch, corpus_path)
     assert all(made.values()), {name: len(calls) for name, calls in made.items()}

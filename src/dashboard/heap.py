@@ -82,7 +82,8 @@ _was_enabled = True  # whether the collector ran before the first of them
 @contextmanager
 def long_lived() -> Iterator[None]:
     """Run the block with the cyclic garbage collector paused; then freeze what is alive (the block's
-    results, made to last as long as the server) and hand the memory the block freed back (`release`).
+    results, made to last as long as the server) and hand the memory the block freed back (`release`),
+    once the last block open ends.
 
     The collector is paused for the whole process (every thread's cyclic garbage waits) until the last
     block open in any thread ends; a collector the user had turned off stays off.
@@ -98,11 +99,13 @@ def long_lived() -> Iterator[None]:
     finally:
         with _COLLECTOR:
             _building -= 1
-            if _building == 0:
+            last = _building == 0
+            if last:
                 gc.freeze()
                 if _was_enabled:
                     gc.enable()
-        release()
+        if last:  # a block inside another leaves the freeing to the outer one
+            release()
 
 
 #: NumPy's own switch for its huge-page requests, read by NumPy as it is imported.
