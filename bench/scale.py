@@ -19,11 +19,12 @@ Measurements, each in its own process so its memory is its own:
   line and to the first Plotly chart; then on the Papers page a typical search, a common-word search
   and a topic filter, timed server-side (PAPER_DASHBOARD_TIMINGS: the whole script run) and in the
   browser (to the updated table), the slowest of three tries each, each typed once the page's charts
-  are drawn and the browser is idle (`_drawn`); the common-word search on every
-  other page, server-side (the table shows the slowest page; the report, where each page's slowest
-  try went: the seconds at which its steps ended, its thread's and the server's processor time); each
-  of those pages' first visit after the warm-up, unfiltered, server-side ("1st visit"); peak RSS of
-  the app process (and how much of it is the memory-mapped index).
+  are drawn and the browser is idle (`_drawn`); the common-word search on every other page,
+  server-side (the table shows the slowest page; the report, where each page's slowest try went: the
+  seconds at which its steps ended, its thread's and the server's processor time, the kernel's share
+  of it and the page faults); each of those pages' first visit after the warm-up, unfiltered,
+  server-side ("1st visit"); peak RSS of the app process (and how much of it is the memory-mapped
+  index).
 
 Results accumulate in bench/results/scale.json (a later run replaces the figures it measures), so the
 1M run can happen on its own; the table is printed and drawn log-log to bench/results/scale.png.
@@ -475,7 +476,8 @@ def measure_app(corpus_path: Path, label: str, timeout: float = 300, pin: bool =
                     ("topic", first_topic, "topic"),
                 )
                 slowest: dict[str, dict[str, Any]] = {}  # each page's slowest try: where its time went
-                kept = ("seconds", "cpu_seconds", "process_cpu_seconds", "marks")
+                kept = ("seconds", "cpu_seconds", "process_cpu_seconds", "process_system_seconds",
+                        "page_faults", "marks")  # fmt: skip
                 for name, action, key in changes:  # each REPEATS times from the unfiltered page: the worst
                     step(name)
                     runs = [_filter_change(page, papers_url, action, log, key, timeout)
@@ -677,6 +679,9 @@ def report(results: dict[str, dict[str, Any]]) -> None:
         for name, run in figures.get("pages_slowest_run", {}).items():  # where the slowest try went
             steps = " ".join(f"{step} {seconds:.3f}" for step, seconds in run["marks"].items())
             cpu = f"its thread {run['cpu_seconds']:.3f}, the server {run.get('process_cpu_seconds', 0):.3f}"
+            if "page_faults" in run:  # runs saved before these were logged have neither
+                kernel, faults = run["process_system_seconds"], run["page_faults"]
+                cpu += f", of it the kernel {kernel:.3f}; {faults:,} page faults"
             print(f"  {name:>9}  slowest {run['seconds']:.3f} s (processor: {cpu}): {steps}")
     print("\nTargets (issue 5):")
     print("\n".join(targets_report(results)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,23 @@ def test_every_run_is_logged_with_its_query_even_when_the_page_stops_early(
     # The run's own processor time is within its wall time; the process's includes every thread.
     assert all(0 < r["cpu_seconds"] <= r["seconds"] + 0.01 for r in runs)
     assert all(r["process_cpu_seconds"] >= r["cpu_seconds"] - 0.01 for r in runs)
+
+
+def test_a_run_that_touches_fresh_memory_logs_its_page_faults_and_kernel_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(timings.ENV_TIMINGS, str(log))
+    with timings.timed("quiet"):
+        pass
+    size = 64 << 20
+    with timings.timed("fresh memory"):
+        block = mmap.mmap(-1, size)  # zero pages from the kernel: one fault per page on its first write
+        if hasattr(mmap, "MADV_NOHUGEPAGE"):  # ordinary 4 KB pages, whatever the system's huge-page setting
+            block.madvise(mmap.MADV_NOHUGEPAGE)
+        block[::4096] = b"\1" * (size // 4096)
+        block.close()
+    quiet, fresh = (json.loads(line) for line in log.read_text().splitlines())
+    assert fresh["page_faults"] >= 0.9 * size / 4096  # one per page written
+    assert quiet["page_faults"] < 1000
+    assert 0 <= fresh["process_system_seconds"] <= fresh["process_cpu_seconds"] + 0.01

@@ -1,13 +1,15 @@
 """Per-run timings for benchmarks: set ``PAPER_DASHBOARD_TIMINGS=FILE`` and every script run appends a line.
 
-Each line is JSON: ``{"time", "page", "seconds", "cpu_seconds", "process_cpu_seconds", "status", "query",
-"marks"}`` where ``seconds`` is the whole script run on the server (a widget change to the page fully
-drawn), ``cpu_seconds`` the processor time of the run's own thread in it and ``process_cpu_seconds``
-that of the whole server process (its helper threads too): well below ``seconds``, the run waited
-for the interpreter or for a processor the browser held, rather than worked. ``query`` the URL filters
-of the run, ``status`` ``ok`` or the exception that ended it (``StopException`` is how `st.stop`
-ends a page, also ``ok`` for a user), and ``marks`` the seconds at which named steps finished
-(`mark`). Without the variable nothing is measured or written.
+Each line is JSON: ``{"time", "page", "seconds", "cpu_seconds", "process_cpu_seconds",
+"process_system_seconds", "page_faults", "status", "query", "marks"}`` where ``seconds`` is the whole
+script run on the server (a widget change to the page fully drawn), ``cpu_seconds`` the processor time
+of the run's own thread in it and ``process_cpu_seconds`` that of the whole server process (its helper
+threads too): well below ``seconds``, the run waited for the interpreter or for a processor the
+browser held, rather than worked. ``process_system_seconds`` is the part of the process's time spent
+in the kernel and ``page_faults`` the process's page faults in the run (fresh memory the kernel had to
+find). ``query`` the URL filters of the run, ``status`` ``ok`` or the exception that ended it
+(``StopException`` is how `st.stop` ends a page, also ``ok`` for a user), and ``marks`` the seconds at
+which named steps finished (`mark`). Without the variable nothing is measured or written.
 
     PAPER_DASHBOARD_TIMINGS=/tmp/runs.jsonl streamlit run app.py
 """
@@ -26,6 +28,17 @@ import streamlit as st
 ENV_TIMINGS = "PAPER_DASHBOARD_TIMINGS"
 _RUN = threading.local()  # each script run has its own thread
 _WRITE = threading.Lock()
+
+
+def _usage() -> tuple[float, int]:
+    """(the process's seconds in the kernel, its page faults) so far; zeros where the system has no
+    ``getrusage`` (Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0, 0
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_stime, usage.ru_minflt + usage.ru_majflt
 
 
 def mark(name: str) -> None:
@@ -59,6 +72,7 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
         return
     _RUN.started = time.perf_counter()
     cpu_started, process_started = time.thread_time(), time.process_time()
+    system_started, faults_started = _usage()
     _RUN.marks = {}
     status = "ok"
     try:
@@ -67,12 +81,15 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
         status = type(error).__name__
         raise
     finally:
+        system, faults = _usage()
         record = {
             "time": time.time(),
             "page": page,
             "seconds": round(time.perf_counter() - _RUN.started, 4),
             "cpu_seconds": round(time.thread_time() - cpu_started, 4),
             "process_cpu_seconds": round(time.process_time() - process_started, 4),
+            "process_system_seconds": round(system - system_started, 4),
+            "page_faults": faults - faults_started,
             "status": status,
             "query": query or {},
             "marks": _RUN.marks,
