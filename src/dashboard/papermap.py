@@ -31,10 +31,11 @@ Choices (each measured by ``bench/map_quality.py``; figures in the README, "The 
 
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
+
+from dashboard.cores import usable_cores
 
 METHOD = "opentsne"
 DEFAULT_FIT_SIZE = 20_000
@@ -64,7 +65,7 @@ def _fit_tsne(vectors: np.ndarray, random_state: int) -> np.ndarray:
         perplexity=max(1.0, min(PERPLEXITY, (n - 1) / 3)),
         metric="cosine",
         random_state=random_state,
-        n_jobs=min(2, os.cpu_count() or 1) if n >= PARALLEL_FROM else 1,
+        n_jobs=min(2, usable_cores()) if n >= PARALLEL_FROM else 1,
         ints_in_interval=INTS_IN_INTERVAL,
         verbose=False,
     )
