@@ -174,8 +174,8 @@ class TermCounts:
         # (page faults); chunks of a few MB are served again from the same memory, 0.03-0.11 s. A server
         # hands its free memory back between runs (`heap.release`, protobuf's trims), so each chunk is
         # fresh memory again on the next new filter: 10,000 papers' rows (3.4 MB at a million papers) fault
-        # a third of the pages 50,000 did, and the term sums of a common-word search took 0.084-0.090 s
-        # on one core against 0.091-0.096 s (0.054 s on two against 0.058-0.061 s). The int32 sums
+        # a third of the pages 50,000 did, and the rising terms' sums of ten common words took 0.084-0.090 s
+        # a word on one core against 0.091-0.096 s (0.054 s on two against 0.058-0.061 s). The int32 sums
         # skip a conversion of every entry to float (no term is used 2**31 times). Above one chunk, the chunks
         # are shared among SUM_THREADS threads: scipy copies and multiplies the rows without the GIL (on two
         # cores a 460k-paper sum took 0.08 s in one thread, 0.05 s in two).
