@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dashboard.cores import usable_cores
 from dashboard.enrich import add_derived_columns, derive_fields
 from dashboard.schema import CODE_STATUSES, CORE_COLUMNS, LINK_KINDS
 
@@ -180,7 +180,7 @@ holder.set()
 """
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores to split the work")
+@pytest.mark.skipif(usable_cores() < 2, reason="needs two usable cores to split the work")
 def test_a_large_corpus_is_derived_in_several_processes_with_the_same_result(tmp_path: Path) -> None:
     import subprocess
     import sys
