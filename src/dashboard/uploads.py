@@ -259,9 +259,7 @@ def prepare(
         return prepared
     result = corpus.load_uploads(files)
     per_file = [report.papers for report in result.report.files]
-    refused = check(
-        "papers", sum(n for i, n in enumerate(per_file) if i in added), sum(per_file)
-    )
+    refused = check("papers", sum(n for i, n in enumerate(per_file) if i in added), sum(per_file))
     if refused:
         prepared.refused = refused
         return prepared

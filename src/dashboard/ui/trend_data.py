@@ -39,5 +39,3 @@ def period_counts(
     or directly, whichever reads fewer (a filter that keeps most papers read a million papers' rows
     twice a run)."""
     return trends.period_counts(_counts, _axes, years)
-
-
