@@ -20,7 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dashboard import terms
-from dashboard.terms import TermCounts, keyword_in_context, log_odds_z, term_pattern, texts_at
+from dashboard.terms import TermCounts, keyword_in_context, log_odds_z, term_pattern, texts_at, texts_where
 
 CORPUS = [
     "Graph neural networks on graphs. Graph kernels.",  # 0
@@ -266,6 +266,33 @@ def test_texts_at_reads_the_masked_rows_in_order() -> None:
     column = pd.Series([f"text {i}" for i in range(1_000)])
     mask = np.arange(1_000) % 3 == 0
     assert list(texts_at(column, mask, chunk=7)) == [(i, f"text {i}") for i in range(0, 1_000, 3)]
+
+
+class _RecordingColumn:
+    """A column's ``len`` and ``iloc`` reads (all `texts_at` uses), recording the rows read."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.read: list[int] = []
+        self.iloc = self
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __getitem__(self, rows: np.ndarray) -> pd.Series:
+        self.read.extend(rows.tolist())
+        return pd.Series([self.texts[i] for i in rows])
+
+
+@pytest.mark.parametrize("kept", [[], [0], [9], [0, 1, 2, 9], list(range(10)), [3, 4, 7]])
+def test_texts_where_gives_every_row_and_reads_only_the_masked_ones(kept: list[int]) -> None:
+    texts = [f"text {i}" for i in range(10)]
+    mask = np.isin(np.arange(10), kept)
+    expected = [text if i in kept else None for i, text in enumerate(texts)]
+    assert list(texts_where(pd.Series(texts), mask)) == expected
+    column = _RecordingColumn(texts)
+    assert list(texts_where(column, mask)) == expected  # type: ignore[arg-type]
+    assert column.read == kept
 
 
 def test_keyword_in_context_stops_at_the_limit() -> None:

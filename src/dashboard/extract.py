@@ -219,7 +219,7 @@ def name_meanings(texts: Iterable[object], names: Iterable[Sequence[str]]) -> li
         >>> name_meanings(texts, [["MAD"], ["MAD"]])
         [['MAD (Margin-aware distillation)'], ['MAD (masking adversarial damage)']]
     """
-    names = [list(n) if isinstance(n, list | tuple) else list(n or ()) for n in names]
+    names = [n if isinstance(n, list) else list(n or ()) for n in names]  # read, never changed
     papers_of: dict[str, int] = {}
     for paper_names in names:
         for name in set(paper_names):

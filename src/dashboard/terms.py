@@ -12,6 +12,7 @@ large corpus.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -543,6 +544,17 @@ def texts_at(
         yield from zip(part.tolist(), column.iloc[part].tolist(), strict=True)
         start += chunk
         chunk = min(chunk * 2, 65_536)
+
+
+def texts_where(column: pd.Series, mask: np.ndarray) -> Iterator[object]:
+    """One item per row of ``column``, in order: its text where ``mask`` holds, else None. Only the
+    masked rows are read (`texts_at`), a chunk at a time."""
+    upto = 0
+    for position, text in texts_at(column, mask):
+        yield from itertools.repeat(None, position - upto)
+        yield text
+        upto = position + 1
+    yield from itertools.repeat(None, len(column) - upto)
 
 
 def keyword_in_context(
