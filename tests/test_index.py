@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -217,6 +218,27 @@ def test_tiny_corpus_index_keeps_ids_unique_and_the_report(tmp_path):
     assert any("README.txt" in str(p) for p in opened.report.warnings)
     assert opened.papers.loc[2, "code_status"] == "released"
     assert opened.papers.loc[2, "links"] == [{"url": "https://github.com/a/b", "kind": "code"}]
+
+
+def test_the_index_keeps_each_paper_s_method_names_per_meaning(tmp_path):
+    folder = tmp_path / "acronyms"
+    folder.mkdir()
+    (folder / "papers.txt").write_text(
+        "ICML 2026 Papers\n\n"
+        "We propose MAD (Margin-Aware Distillation), which trains small students.\n\n"
+        "We propose MAD (Masking Adversarial Damage) to prune robust networks.\n\n"
+        "A survey of graph kernels and their uses.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "acronyms.index"
+    index.build_index([folder], out, workers=1)
+    opened = index.open_index(out, verify=True)
+    stored = index.read_meanings(opened)
+    assert stored == index.method_meanings(opened.papers)
+    assert stored == [["MAD (Margin-Aware Distillation)"], ["MAD (Masking Adversarial Damage)"], []]
+    older = dataclasses.replace(opened, manifest={**opened.manifest, "files": dict(opened.manifest["files"])})
+    del older.manifest["files"][index.MEANINGS_FILE]  # an index built before they were stored
+    assert index.read_meanings(older) is None
 
 
 def test_too_few_papers_is_a_clear_build_error_and_leaves_nothing(tmp_path):

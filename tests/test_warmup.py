@@ -255,7 +255,7 @@ def people_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 CODE_MAKERS = (
     (tables, "group_codes"),
     (tables, "list_items"),
-    (extract, "name_meanings"),
+    (index, "read_meanings"),  # an index keeps each paper's method names per meaning
     (repo_columns, "repo_columns"),
     (repo_targets, "paper_targets"),
 )
@@ -335,6 +335,18 @@ def test_after_the_warm_up_first_visits_make_nothing_once_per_corpus(
     made = _counted(monkeypatch, makers)
     visit(monkeypatch, corpus_path)
     assert {name: len(calls) for name, calls in made.items() if calls} == {}
+
+
+def test_an_index_s_overview_reads_its_stored_method_meanings_not_its_abstracts(
+    monkeypatch: pytest.MonkeyPatch, people_index: Path
+) -> None:
+    made = _counted(monkeypatch, ((extract, "name_meanings"), (index, "read_meanings")))
+    at = _first_overview(monkeypatch, people_index)
+    assert {name: len(calls) for name, calls in made.items()} == {
+        "dashboard.extract.name_meanings": 0,
+        "dashboard.index.read_meanings": 1,
+    }
+    assert not at.exception
 
 
 @pytest.mark.parametrize("visits", FIRST_VISITS)

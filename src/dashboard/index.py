@@ -26,6 +26,9 @@ Format 1 (``manifest.json`` says which; a reader refuses any other version with 
     topic_tree.npz         the merge tree over the topics (dashboard.hierarchy: linkage, per-topic term
                            mass, sizes, centroids), so any smaller number of topics is a cut; optional:
                            an index built without it gets the same tree computed when it is opened
+    method_meanings.arrow  per paper, its method names with the long form its abstract gives
+                           (`extract.name_meanings`: a corpus-wide reading of every named paper's
+                           abstract); optional: an index built without it gets them when opened
     terms/1, terms/2, terms/3   counts of 1-, 2- and 3-word terms per paper (CSR int32) and terms.arrow:
                            the Terms page's counts (stop words removed)
     search/                the search's inverted index: words.arrow (sorted), indptr.npy, indices.npy
@@ -66,14 +69,14 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from dashboard import __version__, corpus, papermap, similarity
+from dashboard import __version__, corpus, extract, papermap, similarity
 from dashboard.analysis import Analysis, analyze, paper_texts, topics_table
 from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
 from dashboard.cores import usable_cores
 from dashboard.filters import facet_counts, search_text
 from dashboard.hierarchy import TopicTree, build_tree
 from dashboard.schema import ANALYSIS_COLUMNS, CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_LABEL, OUTLIER_TOPIC
-from dashboard.terms import TermCounts
+from dashboard.terms import TermCounts, texts_where
 from dashboard.wordindex import WordIndex
 
 if TYPE_CHECKING:  # building needs scikit-learn; opening an index does not (a faster app start)
@@ -83,6 +86,7 @@ FORMAT = "paper-dashboard-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 TREE_FILE = "topic_tree.npz"
+MEANINGS_FILE = "method_meanings.arrow"
 DEFAULT_FIT_SIZE = 30_000
 DEFAULT_PARTITION_SIZE = 50_000
 SMALL_CORPUS_BYTES = 8 << 20  # below this much input, one process builds the index (no worker start-up)
@@ -1368,6 +1372,7 @@ def _write_index(
         work / "papers.arrow", parts, ids, taxonomy, scores, topic, labels, weight, outlier, coords
     )
     _write_facets(facets, work / "facets.json")
+    _write_meanings(work / "papers.arrow", work / MEANINGS_FILE)
     arrays["search"] = _merge_words(parts, work)
     scores.flush()
     report_json = {"files": [dataclasses.asdict(f) for f in report.files]}
@@ -1380,6 +1385,37 @@ def _write_index(
         "arrays": arrays,
         "map": map_facts,
     }
+
+
+def method_meanings(papers: pd.DataFrame) -> list[list[str]]:
+    """Each paper's method names per meaning (`extract.name_meanings`), reading the abstracts of the
+    papers that name a method only, a chunk at a time (all of a million at once were 1.5 GB)."""
+    names = papers["method_names"]
+    named = np.fromiter(map(bool, names), dtype=bool, count=len(names))
+    return extract.name_meanings(texts_where(papers["abstract_clean"], named), names)
+
+
+def _write_meanings(papers_path: Path, path: Path) -> None:
+    """`method_meanings` of the written paper table, stored: an app opening a large index then reads
+    no abstract to count its method names (at a million papers, 5 s and most of the abstracts' pages)."""
+    papers = arrow_to_table(_read_arrow(papers_path).select(["abstract_clean", "method_names"]))
+    meanings = pa.array(method_meanings(papers), type=pa.list_(_STR))
+    _write_arrow(pa.table({"method_meanings": meanings}), path)
+
+
+def read_meanings(opened: PaperIndex) -> list[list[str]] | None:
+    """The stored `method_meanings` of the index's papers; None for an index built before they were."""
+    if MEANINGS_FILE not in opened.manifest["files"]:
+        return None
+    path = opened.path / MEANINGS_FILE
+    try:
+        column = _read_arrow(path).column("method_meanings")
+    except (OSError, KeyError, pa.ArrowException) as error:
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+    if len(column) != len(opened.papers):
+        found = f"{len(column):,} rows for {len(opened.papers):,} papers"
+        raise IndexFormatError(f"{path}: {found}; rebuild the index")
+    return cast("list[list[str]]", _python_lists(column).tolist())
 
 
 def _write_tree(tree: TopicTree, path: Path) -> None:

@@ -40,7 +40,6 @@ from dashboard import (
     charts,
     corpus,
     diskcache,
-    extract,
     filters,
     heap,
     hierarchy,
@@ -49,6 +48,7 @@ from dashboard import (
     uploads,
     worker,
 )
+from dashboard import index as paper_index
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck.store import Store, StoreError
 from dashboard.ui import indexed, tables
@@ -574,13 +574,11 @@ def list_items(digest: str, column: str, once_per_row: bool, _papers: pd.DataFra
 
 @_per_corpus(max_entries=8)
 def method_meanings(digest: str, _papers: pd.DataFrame) -> tables.Groups:
-    """The method names as the Overview counts them, per meaning (`extract.name_meanings`), as codes."""
-    # Only the abstracts of papers that name a method, a chunk at a time: all of a million at once were
-    # 1.5 GB more memory for 5 s (the server's peak), and read one by one from their Arrow column three
-    # times as long.
-    names = _papers["method_names"]
-    named = np.fromiter(map(bool, names), dtype=bool, count=len(names))
-    meanings = extract.name_meanings(terms.texts_where(_papers["abstract_clean"], named), names)
+    """The method names as the Overview counts them, per meaning (`extract.name_meanings`), as codes:
+    from the index when stored there, else read from the abstracts (`index.method_meanings`)."""
+    meanings = indexed.meanings(digest)
+    if meanings is None:
+        meanings = paper_index.method_meanings(_papers)
     return tables.list_items(pd.Series(meanings, index=_papers.index, dtype=object), once_per_row=False)
 
 

@@ -117,6 +117,19 @@ def tree(digest: str) -> TopicTree | None:
         return None
 
 
+def meanings(digest: str) -> list[list[str]] | None:
+    """The papers' method names per meaning stored in the index (None: not an index, or one built
+    before they were kept)."""
+    index = opened(digest)
+    if index is None:
+        return None
+    try:
+        return paper_index.read_meanings(index)
+    except paper_index.IndexFormatError as error:
+        LOG.warning("%s; reading the abstracts instead", error)
+        return None
+
+
 def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Series | None:
     """The filters' mask with the search answered by the index's inverted index (None: not an index)."""
     index = opened(digest)
