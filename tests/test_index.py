@@ -239,6 +239,9 @@ def test_the_index_keeps_each_paper_s_method_names_per_meaning(tmp_path):
     older = dataclasses.replace(opened, manifest={**opened.manifest, "files": dict(opened.manifest["files"])})
     del older.manifest["files"][index.MEANINGS_FILE]  # an index built before they were stored
     assert index.read_meanings(older) is None
+    (out / index.MEANINGS_FILE).write_bytes(b"not an Arrow file")  # damaged since its build
+    with pytest.raises(index.IndexFormatError, match=r"method_meanings\.arrow: cannot be read"):
+        index.read_meanings(opened)
 
 
 def test_too_few_papers_is_a_clear_build_error_and_leaves_nothing(tmp_path):
