@@ -212,8 +212,9 @@ def name_meanings(texts: Iterable[object], names: Iterable[Sequence[str]]) -> li
     most papers write them. A paper that uses a name without spelling it out joins the name's one
     meaning when the corpus knows exactly one, else stays under the bare name. Only names more than
     one paper uses are looked up (one paper's name has one meaning): 0.35 s at 27k papers.
-    ``texts`` (one per paper, in order) is read once and never kept: a generator of a large corpus's
-    abstracts (`dashboard.terms.texts_at`) holds one chunk of them at a time.
+    ``texts`` (one per paper, in order; None where there is no text to read) is read once and never
+    kept: a generator of a large corpus's abstracts holds one chunk of them at a time
+    (`dashboard.index.method_meanings`).
 
         >>> texts = ["Margin-aware distillation (MAD) works.", "MAD (masking adversarial damage) too."]
         >>> name_meanings(texts, [["MAD"], ["MAD"]])
