@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -21,6 +23,7 @@ from dashboard import index as paper_index
 from dashboard.analysis import Analysis
 from dashboard.hierarchy import TopicTree
 
+T = TypeVar("T")
 LOG = logging.getLogger(__name__)
 
 # digest -> index directory, filled when a corpus path turns out to be an index. Content-keyed and
@@ -105,29 +108,28 @@ def facets(digest: str, model: str) -> dict[str, pd.Series] | None:
     return index.facets
 
 
-def tree(digest: str) -> TopicTree | None:
-    """The topic tree stored in the index (None: not an index, or one built before trees were kept)."""
+def _stored(digest: str, read: Callable[[paper_index.PaperIndex], T | None], instead: str) -> T | None:
+    """What ``read`` finds in the corpus's index: None when it is not an index, when the index was
+    built before it kept that, or when that file is damaged (logged: the app does ``instead``)."""
     index = opened(digest)
     if index is None:
         return None
     try:
-        return paper_index.read_tree(index)
+        return read(index)
     except paper_index.IndexFormatError as error:
-        LOG.warning("%s; computing the topic tree instead", error)
+        LOG.warning("%s; %s instead", error, instead)
         return None
+
+
+def tree(digest: str) -> TopicTree | None:
+    """The topic tree stored in the index (None: not an index, or one built before trees were kept)."""
+    return _stored(digest, paper_index.read_tree, "computing the topic tree")
 
 
 def meanings(digest: str) -> list[list[str]] | None:
     """The papers' method names per meaning stored in the index (None: not an index, or one built
     before they were kept)."""
-    index = opened(digest)
-    if index is None:
-        return None
-    try:
-        return paper_index.read_meanings(index)
-    except paper_index.IndexFormatError as error:
-        LOG.warning("%s; reading the abstracts instead", error)
-        return None
+    return _stored(digest, paper_index.read_meanings, "reading the abstracts")
 
 
 def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Series | None:
