@@ -22,7 +22,8 @@ Measurements, each in its own process so its memory is its own:
   are drawn and the browser is idle (`_drawn`); the common-word search on every other page,
   server-side (the table shows the slowest page; the report, where each page's slowest try went: the
   seconds at which its steps ended, its thread's and the server's processor time, the kernel's share
-  of it and the page faults); each of those pages' first visit after the warm-up, unfiltered,
+  of it, the page faults, and how long its thread and the server's threads were ready to run but had
+  no processor); each of those pages' first visit after the warm-up, unfiltered,
   server-side ("1st visit"); peak RSS of the app process (and how much of it is the memory-mapped
   index).
 
@@ -477,7 +478,7 @@ def measure_app(corpus_path: Path, label: str, timeout: float = 300, pin: bool =
                 )
                 slowest: dict[str, dict[str, Any]] = {}  # each page's slowest try: where its time went
                 kept = ("seconds", "cpu_seconds", "process_cpu_seconds", "process_system_seconds",
-                        "page_faults", "marks")  # fmt: skip
+                        "page_faults", "waited_seconds", "process_waited_seconds", "marks")  # fmt: skip
                 for name, action, key in changes:  # each REPEATS times from the unfiltered page: the worst
                     step(name)
                     runs = [_filter_change(page, papers_url, action, log, key, timeout)
@@ -682,6 +683,11 @@ def report(results: dict[str, dict[str, Any]]) -> None:
             if "page_faults" in run:  # runs saved before these were logged have neither
                 kernel, faults = run["process_system_seconds"], run["page_faults"]
                 cpu += f", of it the kernel {kernel:.3f}; {faults:,} page faults"
+            if "waited_seconds" in run:  # ready to run with no processor free (the browser held them)
+                cpu += (
+                    f"; waiting for a processor: its thread {run['waited_seconds']:.3f}, "
+                    f"the server {run['process_waited_seconds']:.3f}"
+                )
             print(f"  {name:>9}  slowest {run['seconds']:.3f} s (processor: {cpu}): {steps}")
     print("\nTargets (issue 5):")
     print("\n".join(targets_report(results)))

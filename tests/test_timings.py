@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import mmap
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +64,45 @@ def test_a_run_that_touches_fresh_memory_logs_its_page_faults_and_kernel_time(
     assert fresh["page_faults"] >= 0.9 * size / 4096  # one per page written
     assert quiet["page_faults"] < 1000
     assert 0 <= fresh["process_system_seconds"] <= fresh["process_cpu_seconds"] + 0.01
+
+
+@pytest.mark.skipif(
+    not Path("/proc/thread-self/schedstat").exists() or not hasattr(os, "sched_setaffinity"),
+    reason="the processor waits are read from Linux's schedstat",
+)
+def test_a_run_sharing_its_processor_with_a_busy_program_logs_the_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(timings.ENV_TIMINGS, str(log))
+    processors = os.sched_getaffinity(0)
+    one = {min(processors)}
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        os.sched_setaffinity(busy.pid, one)
+        os.sched_setaffinity(0, one)  # this thread only: the other threads of pytest keep theirs
+        time.sleep(0.2)  # the busy program is running
+        with timings.timed("shared"):
+            _spin(0.6)
+        os.sched_setaffinity(0, processors)
+        busy.kill()
+        busy.wait()
+        with timings.timed("quiet"):
+            time.sleep(0.3)
+    finally:
+        os.sched_setaffinity(0, processors)
+        busy.kill()
+        busy.wait()
+    shared, quiet = (json.loads(line) for line in log.read_text().splitlines())
+    # Two programs on one processor take turns: the run was ready but waiting for a good part of it.
+    assert shared["waited_seconds"] >= 0.15
+    assert shared["process_waited_seconds"] >= shared["waited_seconds"] - 0.01
+    assert shared["cpu_seconds"] + shared["waited_seconds"] <= shared["seconds"] + 0.05
+    assert quiet["waited_seconds"] < 0.05  # asleep is not waiting for a processor
+
+
+def _spin(seconds: float) -> None:
+    """Work (not sleep) for ``seconds`` of wall time."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass

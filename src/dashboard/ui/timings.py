@@ -1,15 +1,19 @@
 """Per-run timings for benchmarks: set ``PAPER_DASHBOARD_TIMINGS=FILE`` and every script run appends a line.
 
 Each line is JSON: ``{"time", "page", "seconds", "cpu_seconds", "process_cpu_seconds",
-"process_system_seconds", "page_faults", "status", "query", "marks"}`` where ``seconds`` is the whole
-script run on the server (a widget change to the page fully drawn), ``cpu_seconds`` the processor time
-of the run's own thread in it and ``process_cpu_seconds`` that of the whole server process (its helper
-threads too): well below ``seconds``, the run waited for the interpreter or for a processor the
-browser held, rather than worked. ``process_system_seconds`` is the part of the process's time spent
-in the kernel and ``page_faults`` the process's page faults in the run (fresh memory the kernel had to
-find). ``query`` the URL filters of the run, ``status`` ``ok`` or the exception that ended it
-(``StopException`` is how `st.stop` ends a page, also ``ok`` for a user), and ``marks`` the seconds at
-which named steps finished (`mark`). Without the variable nothing is measured or written.
+"process_system_seconds", "page_faults", "waited_seconds", "process_waited_seconds", "status", "query",
+"marks"}`` where ``seconds`` is the whole script run on the server (a widget change to the page fully
+drawn), ``cpu_seconds`` the processor time of the run's own thread in it and ``process_cpu_seconds``
+that of the whole server process (its helper threads too): well below ``seconds``, the run waited for
+the interpreter or for a processor the browser held, rather than worked. ``process_system_seconds`` is
+the part of the process's time spent in the kernel and ``page_faults`` the process's page faults in the
+run (fresh memory the kernel had to find). ``waited_seconds`` is how long the run's thread was ready to
+run but had no processor (another program, such as the browser on the same machine, held them all),
+``process_waited_seconds`` the same summed over the process's threads (a thread that ended during the
+run is left out); both from Linux's schedstat, 0 elsewhere. ``query`` the URL filters of the run,
+``status`` ``ok`` or the exception that ended it (``StopException`` is how `st.stop` ends a page, also
+``ok`` for a user), and ``marks`` the seconds at which named steps finished (`mark`). Without the
+variable nothing is measured or written.
 
     PAPER_DASHBOARD_TIMINGS=/tmp/runs.jsonl streamlit run app.py
 """
@@ -39,6 +43,25 @@ def _usage() -> tuple[float, int]:
         return 0.0, 0
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_stime, usage.ru_minflt + usage.ru_majflt
+
+
+def _waited(task: str = "thread-self") -> float:
+    """Seconds a thread (``thread-self``: this one; ``self/task/TID``: any of the process's) has spent
+    ready to run but waiting for a processor, from Linux's schedstat (0 where there is none)."""
+    try:
+        with open(f"/proc/{task}/schedstat", encoding="ascii") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _threads_waited() -> dict[str, float]:
+    """`_waited` of every thread of this process, by thread id (empty where /proc is missing)."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return {}
+    return {tid: _waited(f"self/task/{tid}") for tid in tasks}
 
 
 def mark(name: str) -> None:
@@ -73,6 +96,7 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
     _RUN.started = time.perf_counter()
     cpu_started, process_started = time.thread_time(), time.process_time()
     system_started, faults_started = _usage()
+    waited_started, threads_started = _waited(), _threads_waited()
     _RUN.marks = {}
     status = "ok"
     try:
@@ -89,6 +113,10 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
             "cpu_seconds": round(time.thread_time() - cpu_started, 4),
             "process_cpu_seconds": round(time.process_time() - process_started, 4),
             "process_system_seconds": round(system - system_started, 4),
+            "waited_seconds": round(_waited() - waited_started, 4),
+            "process_waited_seconds": round(
+                sum(w - threads_started.get(tid, 0.0) for tid, w in _threads_waited().items()), 4
+            ),
             "page_faults": faults - faults_started,
             "status": status,
             "query": query or {},
