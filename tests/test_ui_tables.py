@@ -332,3 +332,67 @@ def test_a_list_cell_shows_its_first_items_and_how_many_more() -> None:
     assert joined(np.array(["x", "y"]), limit=2) == "x, y"
     assert joined((1, 2, 3)) == "1, 2, 3"
     assert joined(None) == "" and joined(float("nan")) == "" and joined([]) == ""
+
+
+# A list column as real files give it: lists, tuples and arrays; empty and missing lists; a plain value
+# where a list was expected; missing, blank and repeated elements; a number beside its own text.
+AWKWARD_LISTS = pd.Series(
+    [
+        ["Ada Lovelace", "Alan Turing"],
+        [],
+        None,
+        ("Grace Hopper", None, "Ada Lovelace"),
+        "Alan Turing",
+        np.array(["  ", "Kurt Gödel"], dtype=object),
+        float("nan"),
+        ["Ada Lovelace", "Ada Lovelace", ""],
+        [1, "1", float("nan")],
+        ["Émilie du Châtelet"],
+    ],
+    index=[f"p{i}" for i in range(10)],  # not positions: the rows are positions whatever the index
+)
+
+
+def _reference_items(values: pd.Series, once_per_row: bool) -> pd.DataFrame:
+    """(row, item) of ``values`` the plain pandas way: explode, text, no blanks, repeats once."""
+    items = pd.Series(values.to_numpy(), index=np.arange(len(values))).explode().dropna().astype("str")
+    items = items[items.str.strip() != ""]
+    pairs = pd.DataFrame({"row": items.index.to_numpy(dtype=np.int64), "item": items.to_numpy()})
+    return pairs.drop_duplicates() if once_per_row else pairs
+
+
+@pytest.mark.parametrize("once_per_row", [True, False])
+def test_list_items_are_the_exploded_text_of_the_lists(once_per_row: bool) -> None:
+    groups = tables.list_items(AWKWARD_LISTS, once_per_row=once_per_row)
+    expected = _reference_items(AWKWARD_LISTS, once_per_row)
+    assert list(groups.values) == sorted(set(expected["item"]))  # name order, one value per text
+    got = pd.DataFrame({"row": groups.rows, "item": groups.values[groups.codes]})
+    ordered = expected.sort_values(["item", "row"], kind="stable").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, ordered, check_dtype=False)
+    assert groups.per_paper is not None and groups.per_paper.tolist() == [
+        int((expected["row"] == row).sum()) for row in range(len(AWKWARD_LISTS))
+    ]
+    every = np.ones(len(AWKWARD_LISTS), dtype=bool)
+    assert groups.counts(every).tolist() == [int((expected["item"] == v).sum()) for v in groups.values]
+
+
+def test_group_codes_of_a_list_column_keep_every_element_as_it_is() -> None:
+    groups = tables.group_codes(AWKWARD_LISTS)
+    items = pd.Series(AWKWARD_LISTS.to_numpy(), index=np.arange(len(AWKWARD_LISTS))).explode().dropna()
+    got = sorted(zip(groups.rows.tolist(), groups.values[groups.codes].tolist(), strict=True), key=repr)
+    assert got == sorted(zip(items.index.tolist(), items.tolist(), strict=True), key=repr)
+    assert 1 in set(groups.values) and "1" in set(groups.values)  # not text: values as they are
+
+
+def test_list_items_of_unhashable_elements_are_their_text() -> None:
+    records = pd.Series(
+        [[{"url": "https://a.org"}], [], [{"url": "https://a.org"}, {"url": "https://b.org"}]]
+    )
+    groups = tables.list_items(records, once_per_row=True)
+    expected = _reference_items(records, once_per_row=True)
+    assert (
+        list(groups.values)
+        == sorted(set(expected["item"]))
+        == ["{'url': 'https://a.org'}", "{'url': 'https://b.org'}"]
+    )
+    assert groups.rows.tolist() == [0, 2, 2]

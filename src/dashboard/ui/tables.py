@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from pandas.api.types import is_list_like
 
 RELEASED = "released"
 
@@ -150,47 +151,99 @@ def _groups(
 ) -> Groups:
     """``values`` (one per item; the paper of item i at ``rows[i]``, in paper order) as `Groups`."""
     codes, uniques = pd.factorize(values, sort=sort)
+    return _coded(rows, codes, pd.Index(uniques), n_papers=n_papers, one_per_row=one_per_row)
+
+
+def _coded(
+    rows: np.ndarray, codes: np.ndarray, values: pd.Index, *, n_papers: int, one_per_row: bool = False
+) -> Groups:
+    """`Groups` of items already coded: item i of paper ``rows[i]`` has ``values[codes[i]]`` (-1: none)."""
     by_row = (codes + 1).astype(np.int32) if one_per_row else None
     present = codes >= 0
     rows, codes = rows[present], codes[present]
     in_paper_order = None if one_per_row else codes.astype(np.int32)
     per_paper = None if one_per_row else np.bincount(rows, minlength=n_papers)
-    # rows stay in corpus order within a value; a stable sort of 16-bit codes is a radix sort (5x faster
-    # for a million topic numbers)
-    order = np.argsort(codes.astype(np.int16) if len(uniques) < 2**15 else codes, kind="stable")
-    rows, codes = rows[order].astype(np.int64), codes[order].astype(np.int64)
+    order = _stable_order(codes, len(values))  # rows stay in corpus order within a value
+    rows, codes = rows[order].astype(np.int64, copy=False), codes[order].astype(np.int64, copy=False)
     return Groups(
         rows=rows,
         codes=codes,
-        values=pd.Index(uniques),
+        values=values,
         by_row=by_row,
         codes_by_paper=in_paper_order,
         per_paper=per_paper,
     )
 
 
-def _exploded(values: pd.Series) -> pd.Series:
-    """The elements of a list column, indexed by their paper's row position."""
-    return pd.Series(values.to_numpy(), index=np.arange(len(values))).explode().dropna()
+def _stable_order(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """The order that sorts ``codes`` (each in ``range(n_values)``) keeping equal codes in place.
+
+    A stable sort of 16-bit numbers is a radix sort (5x faster than a merge sort for a million topic
+    numbers); more values than that are sorted on their low 16 bits, then stably on their high ones
+    (the 4.7 million authors of a million papers: 0.08 s against 0.5 s in one sort of 64-bit codes).
+    """
+    if n_values <= 2**16:
+        return np.argsort(codes.astype(np.uint16), kind="stable")
+    wide = codes.astype(np.uint32)
+    low = np.argsort((wide & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((wide[low] >> 16).astype(np.uint16), kind="stable")]
+
+
+def _flattened(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(the row position of each element, the elements) of a list column, in row then list order, as
+    ``explode().dropna()`` gives them: an empty or missing list has none, a value that is not a list is
+    one element, and a missing element is left out.
+
+    One pass over the lists, then array operations: pandas' ``explode`` took 3.4 s for the 4.7 million
+    authors of a million papers, this 0.5 s (1.3-1.9 s as a process's first, fresh memory and all).
+    """
+    lengths = np.ones(len(values), dtype=np.int64)
+    flat: list[Any] = []
+    extend, append = flat.extend, flat.append
+    for row, value in enumerate(values.to_numpy()):
+        if type(value) is list or is_list_like(value):  # a string is not list-like
+            extend(value)
+            lengths[row] = len(value)
+        else:
+            append(value)
+    items = np.empty(len(flat), dtype=object)
+    items[:] = flat
+    rows = np.repeat(np.arange(len(values)), lengths)
+    present = ~pd.isna(items)
+    return rows[present], items[present]
 
 
 def group_codes(values: pd.Series) -> Groups:
     """The groups `release_by` counts: each value of a column, or each element of a list column."""
     if is_list_column(values):
-        items = _exploded(values)
-        return _groups(items.index.to_numpy(), items.to_numpy(), n_papers=len(values))
+        return _groups(*_flattened(values), n_papers=len(values))
     return _groups(np.arange(len(values)), values.array, n_papers=len(values), one_per_row=True)
 
 
 def list_items(values: pd.Series, *, once_per_row: bool) -> Groups:
-    """The non-blank elements of a list column as text (``once_per_row``: a repeated element once)."""
-    items = _exploded(values)
-    text = items.astype("str")
-    text = text[text.str.strip() != ""]
-    if once_per_row:
-        text = text[~pd.DataFrame({"row": text.index, "item": text.to_numpy()}).duplicated().to_numpy()]
-    # Sorted codes: code order is name order, so tables sort by name without comparing strings.
-    return _groups(text.index.to_numpy(), text.to_numpy(dtype=object), n_papers=len(values), sort=True)
+    """The non-blank elements of a list column as text (``once_per_row``: a repeated element once).
+
+    Elements are told apart by their text (``1`` and ``"1"`` are one value); codes are in name order,
+    so tables sort by name without comparing strings. The text, its blankness and its order are worked
+    out once per distinct element, not per element: at a million papers' 4.7 million authors (52,498
+    names) this took 1.9-4.5 s against 7.8-8.6 s for the same `Groups` made element by element.
+    """
+    rows, items = _flattened(values)
+    try:
+        codes, distinct = pd.factorize(items)
+    except TypeError:  # unhashable elements (a list of link records): their text is all there is
+        codes, distinct = pd.factorize(pd.Series(items, dtype=object).astype(str).to_numpy(dtype=object))
+    texts, names = pd.factorize(np.asarray(distinct.astype(str), dtype=object), sort=True)
+    kept = np.asarray(pd.Index(names).str.strip() != "", dtype=bool)
+    renumbered = np.cumsum(kept) - 1  # a kept name's code among the kept ones
+    codes = texts[codes]
+    keep = kept[codes]
+    rows, codes = rows[keep], renumbered[codes[keep]]
+    names = pd.Index(names)[kept]
+    if once_per_row:  # the first of a paper's repeats of a name
+        first = ~pd.Series(rows * max(len(names), 1) + codes).duplicated().to_numpy()
+        rows, codes = rows[first], codes[first]
+    return _coded(rows, codes, names, n_papers=len(values))
 
 
 def release_in_view(
