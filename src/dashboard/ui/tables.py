@@ -233,13 +233,14 @@ def list_items(values: pd.Series, *, once_per_row: bool) -> Groups:
         codes, distinct = pd.factorize(items)
     except TypeError:  # unhashable elements (a list of link records): their text is all there is
         codes, distinct = pd.factorize(pd.Series(items, dtype=object).astype(str).to_numpy(dtype=object))
-    texts, names = pd.factorize(np.asarray(distinct.astype(str), dtype=object), sort=True)
-    kept = np.asarray(pd.Index(names).str.strip() != "", dtype=bool)
+    texts, sorted_texts = pd.factorize(np.asarray(distinct.astype(str), dtype=object), sort=True)
+    names = pd.Index(sorted_texts)
+    kept = np.asarray(names.str.strip() != "", dtype=bool)
     renumbered = np.cumsum(kept) - 1  # a kept name's code among the kept ones
     codes = texts[codes]
     keep = kept[codes]
     rows, codes = rows[keep], renumbered[codes[keep]]
-    names = pd.Index(names)[kept]
+    names = names[kept]
     if once_per_row:  # the first of a paper's repeats of a name
         first = ~pd.Series(rows * max(len(names), 1) + codes).duplicated().to_numpy()
         rows, codes = rows[first], codes[first]

@@ -45,23 +45,21 @@ def _usage() -> tuple[float, int]:
     return usage.ru_stime, usage.ru_minflt + usage.ru_majflt
 
 
-def _waited(task: str = "thread-self") -> float:
-    """Seconds a thread (``thread-self``: this one; ``self/task/TID``: any of the process's) has spent
-    ready to run but waiting for a processor, from Linux's schedstat (0 where there is none)."""
-    try:
-        with open(f"/proc/{task}/schedstat", encoding="ascii") as stat:
-            return int(stat.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def _threads_waited() -> dict[str, float]:
-    """`_waited` of every thread of this process, by thread id (empty where /proc is missing)."""
+def _waits() -> dict[int, float]:
+    """Seconds each thread of this process has spent ready to run but waiting for a processor, by its
+    native id, from Linux's schedstat (empty where there is none; a thread ending meanwhile is left out)."""
     try:
         tasks = os.listdir("/proc/self/task")
     except OSError:
         return {}
-    return {tid: _waited(f"self/task/{tid}") for tid in tasks}
+    waits: dict[int, float] = {}
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as stat:
+                waits[int(tid)] = int(stat.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return waits
 
 
 def mark(name: str) -> None:
@@ -96,7 +94,7 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
     _RUN.started = time.perf_counter()
     cpu_started, process_started = time.thread_time(), time.process_time()
     system_started, faults_started = _usage()
-    waited_started, threads_started = _waited(), _threads_waited()
+    waits_started = _waits()
     _RUN.marks = {}
     status = "ok"
     try:
@@ -106,6 +104,7 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
         raise
     finally:
         system, faults = _usage()
+        waits, me = _waits(), threading.get_native_id()
         record = {
             "time": time.time(),
             "page": page,
@@ -113,9 +112,9 @@ def timed(page: str, query: dict[str, list[str]] | None = None) -> Iterator[None
             "cpu_seconds": round(time.thread_time() - cpu_started, 4),
             "process_cpu_seconds": round(time.process_time() - process_started, 4),
             "process_system_seconds": round(system - system_started, 4),
-            "waited_seconds": round(_waited() - waited_started, 4),
+            "waited_seconds": round(waits.get(me, 0.0) - waits_started.get(me, 0.0), 4),
             "process_waited_seconds": round(
-                sum(w - threads_started.get(tid, 0.0) for tid, w in _threads_waited().items()), 4
+                sum(w - waits_started.get(tid, 0.0) for tid, w in waits.items()), 4
             ),
             "page_faults": faults - faults_started,
             "status": status,
