@@ -162,3 +162,31 @@ def test_a_chart_shown_in_the_dark_theme_leaves_the_figure_it_was_given_as_it_wa
     for theme in THEMES:
         assert figures.themed(fig, theme) is not fig
         assert fig.to_dict() == before
+
+
+def test_a_neighbour_colouring_never_gives_two_neighbours_one_colour() -> None:
+    # Random graphs of up to 29 neighbours a node: the 30 topic colours always suffice.
+    import random
+
+    for seed in range(30):
+        rng = random.Random(seed)
+        nodes = list(range(60))
+        neighbours: dict[int, set[int]] = {n: set() for n in nodes}
+        for a in nodes:
+            for b in rng.sample(nodes, 6):
+                if a != b:
+                    neighbours[a].add(b)
+                    neighbours[b].add(a)
+        assert max(len(v) for v in neighbours.values()) < len(colours.TOPIC_PALETTE)
+        chosen = colours.neighbour_colouring(nodes, neighbours)
+        assert set(chosen) == set(nodes)
+        assert all(chosen[a] != chosen[b] for a in nodes for b in neighbours[a]), seed
+
+
+def test_neighbours_get_colours_that_look_apart_not_just_different_hex() -> None:
+    # Two reds one OKLab step apart are different strings but the same to the eye: a node whose
+    # neighbour is red takes the green.
+    palette = ("#d9442b", "#ea5b1e", "#179f28")
+    chosen = colours.neighbour_colouring(["a", "b"], {"a": {"b"}, "b": {"a"}}, palette)
+    assert chosen == {"a": "#d9442b", "b": "#179f28"}
+    assert colours.colour_distance("#d9442b", "#ea5b1e") < colours.colour_distance("#d9442b", "#179f28")

@@ -208,3 +208,28 @@ def test_vectors_of_one_dimension_still_give_a_map() -> None:
     vectors = np.array([[1.0], [1.0], [1.0], [1.0], [1.0]])
     coords = papermap.layout(vectors)
     assert coords.shape == (5, 2) and np.isfinite(coords).all()
+
+
+def test_cluster_neighbours_are_symmetric_and_include_clusters_that_touch() -> None:
+    from dashboard.papermap import cluster_neighbours
+
+    rng = np.random.default_rng(0)
+    # a long thin cluster (0) lying along two round ones (1, 2) whose centres are far from its own,
+    # and a round one (3) far away; the outliers (-1) are no cluster
+    x = np.concatenate(
+        [
+            np.linspace(0, 10, 200),
+            rng.normal(1, 0.3, 50),
+            rng.normal(9, 0.3, 50),
+            rng.normal(30, 0.3, 50),
+            [5.0],
+        ]
+    )
+    y = np.concatenate(
+        [np.zeros(200), rng.normal(0.6, 0.2, 50), rng.normal(0.6, 0.2, 50), rng.normal(30, 0.3, 50), [0.0]]
+    )
+    labels = np.concatenate([np.zeros(200), np.ones(50), np.full(50, 2), np.full(50, 3), [-1]]).astype(int)
+    found = cluster_neighbours(x, y, labels, nearest=1)
+    assert set(found) == {0, 1, 2, 3}
+    assert {1, 2} <= found[0]  # they touch, whatever their centres
+    assert all(a in found[b] for a in found for b in found[a])

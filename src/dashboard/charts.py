@@ -428,7 +428,32 @@ def _coordinate(values: pd.Series, scatter: str) -> np.ndarray:
     return values.to_numpy(dtype=np.float32 if scatter == "scattergl" else None)
 
 
-def _colour_groups(shown: pd.DataFrame, colour: str) -> list[tuple[str, str, np.ndarray]]:
+def colours_of_topics(papers: pd.DataFrame) -> dict[int, str]:
+    """A colour per topic of a map's points (``x``, ``y``, ``topic``): no two neighbouring clusters
+    (`papermap.cluster_neighbours`) share one, the largest clusters are coloured first, and every
+    colour has 3:1 on both themes' backgrounds (`colours.TOPIC_PALETTE`). The outliers are grey.
+
+    >>> points = pd.DataFrame({"x": [0.0, 0.1, 1.0, 1.1], "y": [0.0] * 4, "topic": [0, 0, 1, 1]})
+    >>> colours_of_topics(points)
+    {0: '#c02b6b', 1: '#179f28'}
+    """
+    from dashboard.papermap import cluster_neighbours
+
+    topics = papers["topic"].to_numpy()
+    sizes = pd.Series(topics[topics != OUTLIER_TOPIC]).value_counts()
+    order = sorted(sizes.index.tolist(), key=lambda t: (-int(sizes[t]), int(t)))
+    neighbours = cluster_neighbours(papers["x"].to_numpy(float), papers["y"].to_numpy(float), topics)
+    return {int(t): c for t, c in colours.neighbour_colouring(order, neighbours, PALETTE).items()}
+
+
+def _fallback_colours(topics: pd.Series) -> dict[int, str]:
+    """The palette by topic number: for a topic a caller's colours do not name."""
+    return {int(t): PALETTE[int(t) % len(PALETTE)] for t in pd.unique(topics) if t != OUTLIER_TOPIC}
+
+
+def _colour_groups(
+    shown: pd.DataFrame, colour: str, topic_colours: Mapping[int, str]
+) -> list[tuple[str, str, np.ndarray]]:
     """(trace name, colour, row positions) per value of the ``colour`` field, in a stable order."""
     if colour == "topic" or colour not in shown.columns:
         topics = shown["topic"].to_numpy()
@@ -440,7 +465,7 @@ def _colour_groups(shown: pd.DataFrame, colour: str) -> list[tuple[str, str, np.
                 groups.append((OUTLIER_LABEL, OUTLIER_COLOUR, rows))
             else:
                 label = safe_label(shown["topic_label"].iloc[rows[0]], 40)
-                groups.append((f"{topic}: {label}", PALETTE[int(topic) % len(PALETTE)], rows))
+                groups.append((f"{topic}: {label}", topic_colours[int(topic)], rows))
         return groups
     values = shown[colour]
     if colour == "year":
@@ -501,15 +526,16 @@ def label_shifts(
     positions: Sequence[tuple[float, float]],
     texts: Sequence[str],
     extent: tuple[float, float, float, float],
-    steps: int = 6,
-) -> list[tuple[int, int]]:
-    """How far (pixels: right, up) to move each map label so that none covers another.
+    steps: int = 2,
+) -> list[tuple[int, int] | None]:
+    """How far (pixels: right, up) to move each map label so that none covers another; None: no room.
 
     ``positions`` are the labels' places in data units, ``extent`` the map's ``(x0, x1, y0, y1)``;
     labels earlier in the list keep their places first (the caller puts the largest clusters first).
     A label that would cover one already placed takes the nearest free place within ``steps`` lines up
-    or down and half a label or a whole label sideways, never out of the plot; with no free place it
-    stays where it was.
+    or down and half a label or a whole label sideways, never out of the plot; with no free place near
+    its cluster it is not drawn (None): the cluster is named on hover and in the list of topics. (It
+    stayed where it was, and at 53 topics labels hid each other.)
 
     >>> label_shifts([(0.0, 0.0), (0.0, 0.0), (1.0, 1.0)], ["a topic", "another", "far"], (-1, 1, -1, 1))
     [(0, 0), (0, 20), (0, 0)]
@@ -527,7 +553,7 @@ def label_shifts(
             ((dx, line * LABEL_LINE_PX) for dx in sideways for line in range(-steps, steps + 1)),
             key=lambda offset: (offset[0] ** 2 + offset[1] ** 2, abs(offset[0]), -offset[1]),
         )
-        chosen = (0.0, 0.0)
+        chosen: tuple[float, float] | None = None
         for dx, dy in offsets:
             cx, cy = px + dx, py + dy
             if (dx or dy) and not (
@@ -537,6 +563,9 @@ def label_shifts(
             if all(abs(cx - ox) >= half + oh or abs(cy - oy) >= LABEL_LINE_PX for ox, oy, oh in placed):
                 chosen = (dx, dy)
                 break
+        if chosen is None:
+            shifts.append(None)
+            continue
         placed.append((px + chosen[0], py + chosen[1], half))
         shifts.append((int(chosen[0]), int(chosen[1])))
     return shifts
@@ -555,6 +584,7 @@ def paper_map(
     dragmode: str | None = None,
     validate: bool | None = None,
     point_data: str = "id",
+    topic_colours: Mapping[int, str] | None = None,
 ) -> go.Figure:
     """Scatter of papers at (``x``, ``y``), one trace per value of ``colour`` (a `MAP_COLOUR_FIELDS`
     column; topic by default), topic labels at their clusters; hover shows title, authors, year, methods.
@@ -572,6 +602,10 @@ def paper_map(
     ``dragmode`` is what a drag does (Plotly's default: zoom). ``validate``: whether Plotly checks every
     value (`figure`); by default only a map drawn as SVG (fewer than 2,000 points) is checked, a WebGL
     map's traces are not (the same figure, 25-35 ms sooner at 1M; a test compares the two).
+    ``topic_colours`` (topic -> colour) colours the clusters; by default `colours_of_topics` of the
+    points drawn, so that no two neighbouring clusters share a colour. A caller that filters passes
+    those of the whole map, so a topic keeps its colour whatever the filter. Cluster labels are drawn
+    where they fit without covering one another, the largest clusters first (`label_shifts`).
     """
     shown = papers.iloc[sample_rows(len(papers), max_points, random_state)]
     n_papers = max(n_papers or 0, len(papers))
@@ -606,7 +640,10 @@ def paper_map(
     ids = shown[point_data].to_numpy()
     hover = shown["hover"].tolist() if "hover" in shown.columns else map_hover(shown)
     hovers = np.asarray(hover, dtype=object)
-    for name, marker_colour, rows in _colour_groups(shown, colour):
+    if topic_colours is None:
+        topic_colours = colours_of_topics(shown)
+    topic_colours = {**_fallback_colours(shown["topic"]), **topic_colours}
+    for name, marker_colour, rows in _colour_groups(shown, colour, topic_colours):
         marker: dict[str, Any] = {"color": marker_colour, "size": size, "opacity": 0.85}
         if highlight:
             marker.update(size=size + 4, opacity=1.0, line={"color": HIT_OUTLINE, "width": 1})
@@ -645,10 +682,13 @@ def paper_map(
     )
     plain = [html.unescape(text) for text in texts]  # the width a reader sees, not the escapes'
     shifts = label_shifts(places, plain, extent)
-    for topic, (x, y), text, (xshift, yshift) in zip(named, places, texts, shifts, strict=True):
+    for topic, (x, y), text, shift in zip(named, places, texts, shifts, strict=True):
+        if shift is None:  # no room near its cluster: named on hover and in the page's list instead
+            continue
+        xshift, yshift = shift
         # opaque, with black or white text, whichever reaches 4.5:1 on it (white reached 3.5:1 on 20
         # of the 30 topic colours)
-        behind = PALETTE[int(topic) % len(PALETTE)] if colour == "topic" else "#3c4043"
+        behind = topic_colours[int(topic)] if colour == "topic" else "#3c4043"
         labels.append(
             {
                 "x": x, "y": y, "xshift": xshift, "yshift": yshift, "text": f"<b>{text}</b>",

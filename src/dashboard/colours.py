@@ -12,12 +12,13 @@ the theme it is seen in. ``tests/test_colours.py`` computes every ratio listed h
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 TEXT_RATIO = 4.5  # WCAG 2.2, 1.4.3 (AA), text below 18 pt
 GRAPHICS_RATIO = 3.0  # WCAG 2.2, 1.4.11, marks, bars, lines, focus outlines
+T = TypeVar("T", bound=Hashable)
 
 
 def luminance(colour: str) -> float:
@@ -108,6 +109,61 @@ TOPIC_PALETTE: tuple[str, ...] = (
     "#a26e22", "#d9442b", "#586deb", "#925cdd", "#357eb4", "#c62a3e", "#528610", "#458475", "#816439",
     "#c148aa", "#d73f6a", "#ea5b1e",
 )  # fmt: skip
+
+
+def oklab(colour: str) -> tuple[float, float, float]:
+    """A ``#rrggbb`` colour in OKLab (lightness, a, b): distances there match what the eye tells apart."""
+    value = colour.strip().lstrip("#")
+    channels = [int(value[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    lms = (
+        0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b,
+        0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b,
+        0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b,
+    )
+    l_, m_, s_ = (v ** (1 / 3) for v in lms)
+    return (
+        0.2104542553 * l_ + 0.7936177850 * m_ - 0.0040720468 * s_,
+        1.9779984951 * l_ - 2.4285922050 * m_ + 0.4505937099 * s_,
+        0.0259040371 * l_ + 0.7827717662 * m_ - 0.8086757660 * s_,
+    )
+
+
+def colour_distance(first: str, second: str) -> float:
+    """How far apart two colours look: their distance in OKLab (0 = the same)."""
+    return float(sum((p - q) ** 2 for p, q in zip(oklab(first), oklab(second), strict=True)) ** 0.5)
+
+
+def neighbour_colouring(
+    order: Sequence[T], neighbours: Mapping[T, Collection[T]], palette: Sequence[str] = ()
+) -> dict[T, str]:
+    """A colour per node of ``order`` such that no two neighbours share one (a greedy graph colouring).
+
+    Nodes are coloured in the given order (the caller puts the largest clusters first); each takes,
+    among the colours none of its coloured neighbours has, the one that looks most unlike theirs
+    (OKLab), the least used one on a tie, so neighbours differ by more than a shade. A node with more
+    coloured neighbours than the palette has colours (never on a map of k-nearest neighbours under
+    `TOPIC_PALETTE`'s 30) takes the colour least like theirs.
+
+    >>> neighbour_colouring([0, 1, 2], {0: {1}, 1: {0, 2}, 2: {1}}, ("#ff0000", "#00ff00"))
+    {0: '#ff0000', 1: '#00ff00', 2: '#ff0000'}
+    """
+    palette = tuple(palette) or TOPIC_PALETTE
+    chosen: dict[T, str] = {}
+    used = dict.fromkeys(palette, 0)
+    for node in order:
+        taken = [chosen[other] for other in neighbours.get(node, ()) if other in chosen and other != node]
+        free = [c for c in palette if c not in taken] or list(palette)
+
+        def score(colour: str, taken: list[str] = taken) -> tuple[float, int, int]:
+            nearest = min((colour_distance(colour, other) for other in taken), default=1.0)
+            return (-nearest, used[colour], palette.index(colour))
+
+        best = min(free, key=score)
+        chosen[node] = best
+        used[best] += 1
+    return chosen
+
 
 # Repository states (`dashboard.repocheck`), per theme: from "the code is there" to "nobody knows yet".
 REPO_STATE_COLOURS: dict[str, dict[str, str]] = {

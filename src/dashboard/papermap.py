@@ -140,3 +140,69 @@ def _normalised(coords: np.ndarray) -> np.ndarray:
     centre = np.median(coords, axis=0)
     spread = np.percentile(np.abs(coords - centre), 99.5, axis=0).max()
     return (coords - centre) * (EXTENT / spread if spread > 0 else 1.0)
+
+
+# Which clusters count as neighbours on the map (`cluster_neighbours`): each cluster's nearest few by
+# centre, and any two whose points meet in a cell of a grid over the map (a long cluster can touch one
+# whose centre is far). A cluster has a cell when it holds at least MIN_CELL_POINTS of its points and
+# MIN_CELL_SHARE of the cell's: a few strays in another cluster's region make no neighbours.
+NEAREST_CLUSTERS = 8
+GRID_CELLS = 24
+MIN_CELL_POINTS = 3
+MIN_CELL_SHARE = 0.15
+
+
+def cluster_neighbours(
+    x: np.ndarray,
+    y: np.ndarray,
+    labels: np.ndarray,
+    *,
+    nearest: int = NEAREST_CLUSTERS,
+    cells: int = GRID_CELLS,
+    skip: int | None = -1,
+) -> dict[int, set[int]]:
+    """Which clusters (``labels``, one per point at ``x``, ``y``) lie next to which on the map.
+
+    Two clusters are neighbours when one is among the other's ``nearest`` by centre (the median of its
+    points) or when their points meet in a cell (or side by side cells) of a ``cells`` x ``cells``
+    grid over the map. The label ``skip`` (the outliers, drawn grey) is no cluster; points without a
+    position are left out. Symmetric: b in result[a] exactly when a in result[b].
+
+    >>> cluster_neighbours(np.array([0.0, 0.1, 5.0, 5.1, 10.0]), np.zeros(5), np.array([0, 0, 1, 1, 2]),
+    ...                    nearest=1)
+    {0: {1}, 1: {0, 2}, 2: {1}}
+    """
+    x, y, labels = np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.asarray(labels)
+    keep = np.isfinite(x) & np.isfinite(y) & (labels != skip if skip is not None else True)
+    x, y, labels = x[keep], y[keep], labels[keep]
+    names, codes = np.unique(labels, return_inverse=True)
+    result: dict[int, set[int]] = {int(name): set() for name in names}
+    n = len(names)
+    if n < 2:
+        return result
+    centres = np.array([[np.median(x[codes == c]), np.median(y[codes == c])] for c in range(n)])
+    distance = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(-1))
+    np.fill_diagonal(distance, np.inf)
+    adjacent = np.zeros((n, n), dtype=bool)
+    for c, row in enumerate(distance):
+        adjacent[c, np.argsort(row, kind="stable")[: min(nearest, n - 1)]] = True
+    span_x, span_y = (np.ptp(x) or 1.0), (np.ptp(y) or 1.0)
+    column = np.minimum(((x - x.min()) / span_x * cells).astype(int), cells - 1)
+    row_of = np.minimum(((y - y.min()) / span_y * cells).astype(int), cells - 1)
+    counts = np.zeros((cells, cells, n), dtype=np.int64)
+    np.add.at(counts, (row_of, column, codes), 1)
+    totals = counts.sum(axis=2, keepdims=True)
+    present = (counts >= MIN_CELL_POINTS) & (counts >= MIN_CELL_SHARE * totals)
+    near = present.copy()  # a cluster's cells and the cells beside them
+    near[1:] |= present[:-1]
+    near[:-1] |= present[1:]
+    near[:, 1:] |= present[:, :-1]
+    near[:, :-1] |= present[:, 1:]
+    flat_present = present.reshape(-1, n).astype(np.int64)
+    touching = flat_present.T @ near.reshape(-1, n).astype(np.int64) > 0
+    adjacent |= touching
+    adjacent |= adjacent.T
+    np.fill_diagonal(adjacent, False)
+    for a, b in zip(*np.nonzero(adjacent), strict=True):
+        result[int(names[a])].add(int(names[b]))
+    return result

@@ -8,7 +8,7 @@ a dashed line marks the cut. Hovering a merge shows the merged group's label fro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -17,14 +17,28 @@ from dashboard.charts import MUTED, PALETTE, safe_label, wrapped_label
 from dashboard.hierarchy import TopicTree
 
 ROW_HEIGHT_PX = 18
+# The tree has the page's whole width: its rows' names get twice the topic bars' line.
+TREE_LABEL_CHARS = 64
 
 
-def tree_figure(tree: TopicTree, k: int, leaf_names: Sequence[str], node_names: Sequence[str]) -> go.Figure:
+def tree_figure(
+    tree: TopicTree,
+    k: int,
+    leaf_names: Sequence[str],
+    node_names: Sequence[str],
+    topic_colours: Mapping[int, str] | None = None,
+) -> go.Figure:
     """The dendrogram of ``tree`` with the cut at ``k`` marked.
 
     ``leaf_names`` label the fitted topics (rows); ``node_names`` every node (leaves, then one per merge,
-    as `TopicTree.node_labels` gives them) for the hover boxes.
+    as `TopicTree.node_labels` gives them) for the hover boxes. ``topic_colours`` (topic at ``k`` ->
+    colour) are the map's (`charts.colours_of_topics`), so a branch has its cluster's colour; a topic
+    they do not name takes the palette's by number.
     """
+
+    def colour_of(topic: int) -> str:
+        return (topic_colours or {}).get(topic) or PALETTE[topic % len(PALETTE)]
+
     n = tree.n_leaves
     fig = go.Figure()
     if n == 0:
@@ -58,7 +72,7 @@ def tree_figure(tree: TopicTree, k: int, leaf_names: Sequence[str], node_names: 
                 x=xs,
                 y=ys,
                 mode="lines",
-                line={"color": MUTED if colour < 0 else PALETTE[colour % len(PALETTE)], "width": 2},
+                line={"color": MUTED if colour < 0 else colour_of(colour), "width": 2},
                 hoverinfo="skip",
             )
         )
@@ -82,7 +96,7 @@ def tree_figure(tree: TopicTree, k: int, leaf_names: Sequence[str], node_names: 
             x=np.zeros(n),
             y=y[:n],
             mode="markers",
-            marker={"size": 9, "color": [PALETTE[int(g) % len(PALETTE)] for g in group_of]},
+            marker={"size": 9, "color": [colour_of(int(g)) for g in group_of]},
             text=[
                 f"{wrapped_label(leaf_names[i])}<br>{int(tree.sizes[i]):,} papers<br>topic {int(group_of[i])}"
                 f" at k = {k}"
@@ -108,7 +122,7 @@ def tree_figure(tree: TopicTree, k: int, leaf_names: Sequence[str], node_names: 
         yaxis={
             "tickmode": "array",
             "tickvals": y[:n].tolist(),
-            "ticktext": [safe_label(leaf_names[i], 40) for i in range(n)],
+            "ticktext": [safe_label(leaf_names[i], TREE_LABEL_CHARS) for i in range(n)],
             "showgrid": False,
             "zeroline": False,
         },

@@ -1,16 +1,52 @@
 """Topics: sizes, top terms, representative papers, the map and the topics' tree; clicks and selections
 filter."""
 
+import html
+
 import pandas as pd
 import streamlit as st
 
 from dashboard import charts
 from dashboard.ui import components, indexed, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
-from dashboard.ui.context import page_context
+from dashboard.ui.context import View, page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
 from dashboard.ui.url import update_filters
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _topic_colours(digest: str, model: str, _papers: pd.DataFrame) -> dict[int, str]:
+    """The map's colour per topic (`charts.colours_of_topics`), from the points the whole map draws:
+    the same whatever the filter, and the tree's too."""
+    if not {"x", "y", "topic"} <= set(_papers.columns):
+        return {}
+    return charts.colours_of_topics(_papers.iloc[charts.sample_rows(len(_papers))][["x", "y", "topic"]])
+
+
+def _topic_list(view: View, topic_colours: dict[int, str], find: str) -> str:
+    """The map's topics as a list of coloured swatches and names, those whose name holds ``find``."""
+    wanted = find.strip().lower()
+    counts = view.papers["topic"].value_counts()
+    items = []
+    for topic in view.topic_order:
+        name = view.topic_names.get(topic, str(topic))
+        if topic not in topic_colours or (wanted and wanted not in name.lower()):
+            continue
+        colour = topic_colours[topic]
+        items.append(
+            f"<li><span class='pd-swatch' style='background:{colour}' aria-hidden='true'></span>"
+            f"{html.escape(name)} <span class='pd-meta'>({int(counts.get(topic, 0)):,})</span></li>"
+        )
+    if not items:
+        return f"<p class='pd-meta'>No topic's name holds &ldquo;{html.escape(find.strip())}&rdquo;.</p>"
+    return (
+        "<style>.pd-topic-list{columns:18rem auto;list-style:none;padding:0;margin:0}"
+        ".pd-topic-list li{break-inside:avoid;margin:0 0 .2rem 0;line-height:1.3}"
+        ".pd-swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:.4em;"
+        "vertical-align:-.05em}</style><ul class='pd-topic-list'>" + "".join(items) + "</ul>"
+    )
+
 
 view = page_context()
 components.page_header("Topics", view, "Groups of papers that use the same words")
@@ -85,10 +121,18 @@ with map_note:
             "Drag a box (or lasso) to filter to those papers"
             + ("; the search hits are the large outlined points." if view.filters.q else ".")
         )
-components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour)
+topic_colours = _topic_colours(view.source.digest, model, view.papers)
+components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour, topic_colours)
+# Labels are drawn only where they fit without covering one another (the largest clusters first):
+# every topic is named here, with its colour, and on hover over its points.
+with st.expander(f"The {len(topic_colours)} topics on the map and their colours"):
+    find = st.text_input(
+        "Find a topic", key=f"{keys.TOPICS_MAP_FIND}.{model}", placeholder="A word of its name"
+    )
+    components.html(_topic_list(view, topic_colours, find))
 mark("map")
 library_ui.add_filtered(view, keys.TOPICS_ADD)
-topic_tree.tree_section(view)
+topic_tree.tree_section(view, topic_colours)
 
 mark("tree")
 st.header("One topic in detail")

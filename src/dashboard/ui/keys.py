@@ -57,6 +57,7 @@ PAPERS_MORE_LIKE: Final = "papers.more_like"  # + paper id: "More like this" on 
 TOPICS_BARS: Final = "topics.bars"  # + View.model_key (so are the other topic widgets)
 TOPICS_MAP: Final = "topics.map"
 TOPICS_MAP_COLOUR: Final = "topics.map_colour"  # the field the map's points are coloured by
+TOPICS_MAP_FIND: Final = "topics.map_find"  # the text that narrows the list of the map's topics
 MAP_REGION: Final = "topics.map.region"  # + ".x" / ".y" / ".apply": the keyboard's way to pick a box
 OVERVIEW_BARS: Final = "overview.topic_bars"
 OVERVIEW_AUTHORS: Final = "overview.author_bars"

@@ -8,6 +8,7 @@ than were fitted are always a refit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 import streamlit as st
@@ -58,8 +59,9 @@ def refit_control(view: View) -> None:
         st.caption(f"More than the {n_leaves} fitted topics: refitted at {k}.")
 
 
-def tree_section(view: View) -> None:
-    """The tree of the fitted topics, coloured by the topics they form at the current number."""
+def tree_section(view: View, topic_colours: Mapping[int, str] | None = None) -> None:
+    """The tree of the fitted topics, coloured by the topics they form at the current number (in
+    ``topic_colours``, the map's, where given)."""
     fitted = _fitted(view)
     if fitted is None:
         return
@@ -80,5 +82,6 @@ def tree_section(view: View) -> None:
         )
     )
     names = data.tree_node_labels(view.source.digest, tree)
-    figure = tree_charts.tree_figure(tree, min(k, n_leaves), leaf_names, names)
+    colours = None if view.filters.refit else topic_colours  # a refit's topics are not the tree's
+    figure = tree_charts.tree_figure(tree, min(k, n_leaves), leaf_names, names, colours)
     components.chart(figure, view, name="topic-tree", key=f"{keys.TOPICS_TREE}.{view.model_key}")
