@@ -56,6 +56,9 @@ class FakeRepo:
     moved_to: str = ""
     disabled: bool = False
     repo_id: int = 0
+    raw: tuple[int, dict[str, str], bytes] | None = None  # answered as is: status, headers, body
+    trickle: float = 0.0  # seconds between the bytes of the answer (a server that never times out a read)
+    trickle_headers: bool = False  # trickle from the status line on, not only the body
 
 
 @dataclass
@@ -81,6 +84,7 @@ class World:
         self.reset_in = 3600
         self.delay = 0.0  # seconds before every answer (a slow API, to interrupt a run in the middle)
         self.retry_after_once = False  # a secondary rate limit: one 403 with Retry-After: 1
+        self.retry_after_always = ""  # a 403 with this Retry-After to every GitHub request
         self.requests: list[Logged] = []
         self.lock = threading.Lock()
         self._failures: dict[str, int] = {}
@@ -200,10 +204,32 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, value: object, api: str, **options: object) -> None:
         self._send(status, json.dumps(value).encode(), api=api, **options)  # type: ignore[arg-type]
 
+    def _trickle(self, repo: FakeRepo, api: str) -> None:
+        """A whole answer a byte at a time, ``repo.trickle`` seconds apart, until the client hangs up."""
+        self.world.log(Logged(api, self.path, {}, 200))
+        body = json.dumps({"full_name": repo.name, "stargazers_count": 1, "size": 90_000}).encode()
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        with contextlib.suppress(OSError):
+            if not repo.trickle_headers:
+                self.wfile.write(head.encode())
+                head = ""
+            for byte in head.encode() + body:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(repo.trickle)
+        self.close_connection = True
+
     def _special(self, repo: FakeRepo, api: str, key: str) -> bool:
         """Answer the failure modes of a repository; True when answered."""
         if repo.slow:
             time.sleep(repo.slow)
+        if repo.raw is not None:
+            status, headers, body = repo.raw
+            self._send(status, body, extra=headers, api=api)
+            return True
+        if repo.trickle:
+            self._trickle(repo, api)
+            return True
         if repo.fail_first and self.world.fail_once(key, repo.fail_first):
             self._json(502, {"message": "Server Error"}, api)
             return True
@@ -253,6 +279,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.world.retry_after_once = False
             self._json(403, {"message": "You have exceeded a secondary rate limit."}, api,
                        extra={"Retry-After": "1", "X-RateLimit-Remaining": "4000"})  # fmt: skip
+            return
+        if api == "github" and self.world.retry_after_always:
+            self._json(403, {"message": "You have exceeded a secondary rate limit."}, api,
+                       extra={"Retry-After": self.world.retry_after_always})  # fmt: skip
             return
         handler = {"github": self._github, "gitlab": self._gitlab, "hf": self._hub}.get(api)
         if handler is None:

@@ -127,14 +127,47 @@ def test_rate_limit_exits_1_and_says_when(
 
 @pytest.mark.parametrize(
     "args",
-    [["--max-age", "-1"], ["--max-requests", "0"], ["--out", "x.xlsx"], ["--out", "x.doc"], []],
-    ids=["negative-age", "zero-requests", "xlsx", "unknown-format", "no-path"],
-)
+    [["--max-age", "-1"], ["--max-requests", "0"], ["--out", "x.xlsx"], ["--out", "x.doc"], [],
+     ["--deadline", "0"], ["--deadline", "inf"]],
+    ids=["negative-age", "zero-requests", "xlsx", "unknown-format", "no-path", "zero-deadline",
+         "inf-deadline"],
+)  # fmt: skip
 def test_usage_errors_exit_2(args: list[str], tmp_path: Path) -> None:
     paths = [] if not args else [str(write_corpus(tmp_path / "p.jsonl", 1))]
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["check-code", *paths, *args])
     assert exit_info.value.code == 2
+
+
+def test_hostile_answers_are_errors_and_the_summary_says_the_deadlines(
+    world: World, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    # Each of these once ended the whole run in a traceback (issue 56).
+    corpus = write_corpus(tmp_path / "papers.jsonl", 5)
+    body = {"full_name": "lab0/method0", "stargazers_count": 2**70, "size": 90_000}
+    world.add_github(FakeRepo("lab0/method0", raw=(200, {}, json.dumps(body).encode())))
+    world.add_github(FakeRepo("lab1/method1", raw=(200, {}, b"[" * 100_000)))
+    world.add_github(FakeRepo("lab2/method2", raw=(200, {"X-RateLimit-Reset": "1e18"}, b"{}")))
+    world.add_github(FakeRepo("lab3/method3", raw=(403, {"Retry-After": "1e999"}, b"{}")))
+    status = run_cli(
+        monkeypatch, {**env, "PAPER_DASHBOARD_RUN_DEADLINE": "120"}, str(corpus), "--max-age", "0"
+    )
+    err = capsys.readouterr().err
+    assert status == 1 and "Traceback" not in err
+    assert "error" in err and "0 left" in err
+    assert "deadlines: 60 s per request, 120 s per run; rate-limit waits of at most 30 s" in err
+    with sqlite3.connect(tmp_path / "cache.sqlite") as connection:
+        details = dict(connection.execute("SELECT repo, detail FROM answers WHERE state = 'error'"))
+    assert set(details) >= {"lab0/method0", "lab1/method1", "lab2/method2", "lab3/method3"}
+    assert "X-RateLimit-Reset" in details["lab2/method2"] and "Retry-After" in details["lab3/method3"]
+    # A row edited into the cache is skipped and reported; the run still ends normally.
+    with sqlite3.connect(tmp_path / "cache.sqlite") as connection:
+        connection.execute("UPDATE answers SET stars = 1e30, checked_at = 1e300 WHERE repo = 'lab4/method4'")
+    status = run_cli(monkeypatch, env, str(corpus), "--offline")
+    err = capsys.readouterr().err
+    assert status == 1 and "Traceback" not in err
+    assert "skipped 1 unreadable row of the repository cache" in err and "lab4/method4" in err
 
 
 def _start(corpus: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:

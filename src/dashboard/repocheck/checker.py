@@ -35,7 +35,7 @@ from dashboard.repocheck.client import (
     api_path,
 )
 from dashboard.repocheck.states import Facts, Malformed
-from dashboard.repocheck.store import DEFAULT_MAX_AGE_DAYS, Store, Stored
+from dashboard.repocheck.store import DEFAULT_MAX_AGE_DAYS, Store, Stored, row_problem
 from dashboard.repocheck.targets import GITHUB as GITHUB_HOST
 from dashboard.repocheck.targets import GITLAB as GITLAB_HOST
 from dashboard.repocheck.targets import Target
@@ -55,6 +55,7 @@ class Summary:
     states: Counter[str] = field(default_factory=Counter)
     stopped_because: str = ""
     resume_at: float | None = None
+    waited: float = 0.0  # seconds spent waiting for rate limits
 
     @property
     def complete(self) -> bool:
@@ -95,6 +96,8 @@ class Checker:
         summary = Summary(total=len(unique), fresh=len(unique) - len(todo))
         if on_progress:
             on_progress(0, len(todo), None, None)
+        run_deadline = self.client.settings.run_deadline
+        self.client.run_ends = None if run_deadline is None else time.monotonic() + run_deadline
         limited: dict[str, float] = {}
         done = 0
         window = max(1, self.client.settings.max_in_flight)
@@ -104,6 +107,9 @@ class Checker:
             try:
                 while True:
                     while len(in_flight) < window and not summary.stopped_because:
+                        if self.client.run_ends is not None and time.monotonic() >= self.client.run_ends:
+                            summary.stopped_because = f"the run's deadline of {run_deadline:g} s was reached"
+                            break
                         target = next(queue, None)
                         if target is None:
                             break
@@ -128,9 +134,9 @@ class Checker:
                         except BudgetSpent as spent:
                             summary.left += 1
                             summary.stopped_because = str(spent)
-                        except Stopped:
+                        except Stopped as stop:
                             summary.left += 1
-                            summary.stopped_because = summary.stopped_because or "stopped"
+                            summary.stopped_because = summary.stopped_because or str(stop)
                         else:
                             summary.checked += 1
                             summary.states[facts.state] += 1
@@ -143,6 +149,8 @@ class Checker:
                     future.cancel()
                 raise
             finally:
+                summary.waited = self.client.counts.waits
+                self.client.run_ends = None
                 self.store.save_limits(self.client.limits())
         remaining = sum(1 for _ in queue)
         summary.left += remaining
@@ -161,13 +169,11 @@ class Checker:
     def check(self, target: Target) -> Facts:
         """Ask about one repository and store the answer; returns its facts.
 
-        `RateLimited`, `BudgetSpent` and `Stopped` propagate (nothing is stored: it stays to do).
+        `RateLimited`, `BudgetSpent` and `Stopped` propagate (nothing is stored: it stays to do). Any
+        other failure, whatever the answer held, is this repository's ``error`` with the reason.
         """
         answer = _Answer()
-        previous = self.store.answers([target.key])
-        moved_to = ""
-        if len(previous) and previous["state"].iat[0] == "moved":
-            moved_to = str(previous["moved_to"].iat[0])
+        moved_to = self._moved_to(target)
         try:
             if target.host == GITHUB_HOST:
                 facts = self._github(target, answer, moved_to)
@@ -177,23 +183,39 @@ class Checker:
                 facts = self._hub(target, answer, moved_to)
         except (CheckError, Malformed) as error:
             facts = Facts("error", detail=str(error))
-        self.store.save_answer(
-            {
-                "key": target.key,
-                "host": target.host,
-                "repo": target.repo,
-                "state": facts.state,
-                "stars": facts.stars,
-                "license": facts.license,
-                "created_at": facts.created_at,
-                "pushed_at": facts.pushed_at,
-                "moved_to": facts.moved_to,
-                "detail": facts.detail,
-                "checked_at": time.time(),
-            },
-            answer.responses,
-        )
+        except (RateLimited, BudgetSpent, Stopped):
+            raise
+        except Exception as error:  # noqa: BLE001 - one answer never ends the run
+            facts = Facts("error", detail=f"unreadable answer ({type(error).__name__})")
+            answer.responses.clear()
+        row = {
+            "key": target.key,
+            "host": target.host,
+            "repo": target.repo,
+            "state": facts.state,
+            "stars": facts.stars,
+            "license": facts.license,
+            "created_at": facts.created_at,
+            "pushed_at": facts.pushed_at,
+            "moved_to": facts.moved_to,
+            "detail": facts.detail,
+            "checked_at": time.time(),
+        }
+        problem = row_problem(row)
+        if problem:  # never keep what cannot be read back
+            facts = Facts("error", detail=f"malformed answer ({problem})")
+            row.update(state="error", stars=None, license="", created_at="", pushed_at="", moved_to="",
+                       detail=facts.detail)  # fmt: skip
+            answer.responses.clear()
+        self.store.save_answer(row, answer.responses)
         return facts
+
+    def _moved_to(self, target: Target) -> str:
+        """The name a repository moved to, from its stored answer (a bad stored row is skipped)."""
+        previous = self.store.answers([target.key])
+        if len(previous) and previous["state"].iat[0] == "moved":
+            return str(previous["moved_to"].iat[0])
+        return ""
 
     def _get(
         self, answer: _Answer, api: str, path: str, trim: Callable[[bytes], bytes], query: str = ""
@@ -320,8 +342,8 @@ class Checker:
 
 def _json_subset(body: bytes, fields: Sequence[str]) -> bytes:
     try:
-        value = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        value = states.json_value(body)
+    except Malformed:
         return body  # kept as is: parsing it again gives the same "malformed" answer
     if not isinstance(value, dict):
         return body
@@ -342,8 +364,8 @@ def _trim_gitlab_project(body: bytes) -> bytes:
 
 def _trim_hub(body: bytes) -> bytes:
     try:
-        value: Any = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        value: Any = states.json_value(body)
+    except Malformed:
         return body
     if not isinstance(value, dict):
         return body
@@ -364,8 +386,8 @@ def _trim_hub(body: bytes) -> bytes:
 
 def _trim_listing(body: bytes) -> bytes:
     try:
-        value = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        value = states.json_value(body)
+    except Malformed:
         return body
     if not isinstance(value, list):
         return body
@@ -377,9 +399,9 @@ def _trim_listing(body: bytes) -> bytes:
 
 def _trim_readme(body: bytes) -> bytes:
     try:
-        value = json.loads(body.decode("utf-8"))
+        value = states.json_value(body)
         text = states.github_readme(value) if isinstance(value, dict) else None
-    except (UnicodeDecodeError, ValueError):
+    except Malformed:
         return body
     if text is None:
         return body

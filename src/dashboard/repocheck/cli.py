@@ -6,6 +6,10 @@ one row per repository (``repo_url, host, repo, state, stars, license, created_a
 checked_at, moved_to, detail``) as CSV, JSONL or Parquet by extension. ``--offline`` (or
 ``PAPER_DASHBOARD_REPOCHECK=off``) asks nothing and reports what the cache knows.
 
+Each request ends within its deadline (``PAPER_DASHBOARD_REQUEST_DEADLINE``, 60 s by default), and
+the run within ``--deadline`` (``PAPER_DASHBOARD_RUN_DEADLINE``, an hour by default); a rate-limit
+wait longer than 30 s is not waited. The summary says the deadlines and how long was waited.
+
 Exit status: 0 when every repository has an answer (none an error), 1 when some were left (rate
 limit, budget, errors, Ctrl-C; what was answered is kept), 2 on a usage error.
 """
@@ -23,8 +27,8 @@ from typing import Any, TextIO
 import pandas as pd
 
 from dashboard.repocheck.checker import Checker, Summary
-from dashboard.repocheck.client import Client, Settings
-from dashboard.repocheck.columns import checking_enabled
+from dashboard.repocheck.client import RUN_DEADLINE_VARIABLE, Client, Settings, seconds
+from dashboard.repocheck.columns import checking_enabled, skipped_message
 from dashboard.repocheck.store import DEFAULT_MAX_AGE_DAYS, Store, StoreError, default_path
 from dashboard.repocheck.targets import Target, targets_in
 from dashboard.schema import REPO_STATES
@@ -68,6 +72,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        return seconds(text, "--deadline")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_check_code_command(subparsers: Any) -> None:
     """Register ``check-code``."""
     from dashboard.cli import add_input_arguments
@@ -87,6 +98,8 @@ def add_check_code_command(subparsers: Any) -> None:
         help="re-check answers older than this (default 7; 0 re-checks all, conditionally)")  # fmt: skip
     add("--max-requests", type=_positive, metavar="N", help="stop after N requests (the next run goes on)")
     add("--out", type=_out_path, metavar="FILE", help="one row per repository: .csv, .jsonl or .parquet")
+    add("--deadline", type=_seconds, metavar="SECONDS", help="end the run after this long (default: "
+        f"{RUN_DEADLINE_VARIABLE}, else 3600); the next run goes on")  # fmt: skip
     parser.add_argument("--offline", action="store_true", help="ask nothing; report what the cache knows")
     parser.set_defaults(run=run_check_code)
 
@@ -148,8 +161,9 @@ def out_rows(targets: list[Target], answers: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def summary_lines(summary: Summary, states: Counter[str]) -> list[str]:
-    """The summary printed at the end: how many, by state, and why the run stopped."""
+def summary_lines(summary: Summary, states: Counter[str], settings: Settings | None = None) -> list[str]:
+    """The summary printed at the end: how many, by state, why the run stopped, and (given the
+    settings) the deadlines and waits that bound it."""
     lines = [
         f"{summary.total:,} repositories: {summary.fresh:,} answered recently, "
         f"{summary.checked:,} checked now, {summary.left:,} left"
@@ -157,6 +171,12 @@ def summary_lines(summary: Summary, states: Counter[str]) -> list[str]:
     lines += [f"  {state:<12}{states[state]:>7,}" for state in REPO_STATES if states.get(state)]
     if summary.stopped_because:
         lines.append(f"stopped: {summary.stopped_because}")
+    if settings is not None:
+        run = f"{settings.run_deadline:g} s per run" if settings.run_deadline is not None else "none per run"
+        lines.append(
+            f"deadlines: {settings.deadline:g} s per request, {run}; rate-limit waits of at most "
+            f"{settings.max_wait:g} s (waited {summary.waited:.0f} s)"
+        )
     if summary.left:
         lines.append("run the same command again to check the rest (answers so far are kept)")
     return lines
@@ -176,9 +196,15 @@ def run_check_code(args: argparse.Namespace) -> int:
         print(f"paper-dashboard: {error}", file=stream)
         return cli.EXIT_USAGE
     offline = args.offline or not checking_enabled(os.environ)
+    try:
+        options = {} if args.deadline is None else {"run_deadline": args.deadline}
+        settings = Settings.from_env(os.environ, **options)
+    except ValueError as error:
+        store.close()
+        print(f"paper-dashboard: {error}", file=stream)
+        return cli.EXIT_USAGE
     with store:
-        checker = Checker(store, Client(Settings.from_env(os.environ), max_requests=args.max_requests),
-                          max_age_days=args.max_age)  # fmt: skip
+        checker = Checker(store, Client(settings, max_requests=args.max_requests), max_age_days=args.max_age)
         bar = ProgressBar(stream)
         interrupted = False
         if offline:
@@ -196,11 +222,14 @@ def run_check_code(args: argparse.Namespace) -> int:
             finally:
                 bar.close()
         answers = store.answers([t.key for t in targets])
+        skipped = skipped_message(cache, store.skipped)
     rows = out_rows(targets, answers)
     states = Counter(rows["state"])
     print(f"cache: {cache}", file=stream)
-    for line in summary_lines(summary, states):
+    for line in summary_lines(summary, states, None if offline else settings):
         print(line, file=stream)
+    if skipped:
+        print(skipped, file=stream)
     if args.out is not None:
         try:
             export.write(rows, args.out)

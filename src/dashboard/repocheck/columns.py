@@ -36,9 +36,19 @@ def read_answers(path: Path) -> tuple[pd.DataFrame, str]:
         return _no_answers(), ""
     try:
         with store:
-            return store.answers(), ""
+            frame = store.answers()
     except Exception as error:  # a damaged file degrades the feature, never the page
         return _no_answers(), f"cannot read the repository cache {path}: {error}"
+    return frame, skipped_message(path, store.skipped)
+
+
+def skipped_message(path: Path, skipped: list[str]) -> str:
+    """What was left out of the cache ``path`` as unreadable (``""``: nothing), at most three named."""
+    if not skipped:
+        return ""
+    named = "; ".join(skipped[:3]) + ("; ..." if len(skipped) > 3 else "")
+    rows = "row" if len(skipped) == 1 else "rows"
+    return f"skipped {len(skipped):,} unreadable {rows} of the repository cache {path} ({named})"
 
 
 def _no_answers() -> pd.DataFrame:

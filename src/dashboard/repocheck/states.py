@@ -30,10 +30,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dashboard.repocheck.targets import MAX_GITLAB_DEPTH, valid_segment
 from dashboard.schema import REPO_STATES
 
 SMALL_REPO_KB = 2048
 README_CHARS = 20_000  # a placeholder says so near the top; more is never needed
+MAX_COUNT = 2**53 - 1  # the largest whole number a JSON number holds exactly; no count comes near it
+MAX_TEXT = {"license": 100, "detail": 300, "moved_to": 300}  # characters kept of each text
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 PLACEHOLDER = re.compile(
     r"coming\s+soon|(?:will|would|shall)\s+be\s+(?:made\s+)?(?:publicly\s+|fully\s+|open[-\s]?)?"
@@ -67,8 +71,20 @@ class Facts:
     detail: str = ""
 
     def __post_init__(self) -> None:
+        """Bounded before it can be stored: a known state, a count in range, short clean texts."""
         if self.state not in REPO_STATES:
             raise ValueError(f"unknown repository state {self.state!r}")
+        if self.stars is not None and not (
+            isinstance(self.stars, int) and not isinstance(self.stars, bool) and 0 <= self.stars <= MAX_COUNT
+        ):
+            raise Malformed(f"malformed answer (a count out of range: {str(self.stars)[:30]})")
+        for name, limit in MAX_TEXT.items():
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise Malformed(f"malformed answer ({name} is not text)")
+            cleaned = _CONTROL.sub(" ", value[: limit * 2])[:limit]
+            if cleaned != value:
+                object.__setattr__(self, name, cleaned)
 
     def with_state(self, state: str, detail: str = "") -> Facts:
         """The same facts with another state (and detail, when given)."""
@@ -79,12 +95,17 @@ class Malformed(ValueError):
     """An answer that is not the documented shape."""
 
 
+def json_value(body: bytes) -> Any:
+    """The JSON value of a body, or `Malformed` (bad UTF-8, bad JSON, nesting too deep to read)."""
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise Malformed(f"malformed answer ({type(error).__name__})") from None
+
+
 def parse_json(body: bytes, expected: type) -> Any:
     """The JSON of a body, which must be a ``dict`` or ``list`` as ``expected``; else `Malformed`."""
-    try:
-        value = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise Malformed(f"malformed answer ({type(error).__name__})") from None
+    value = json_value(body)
     if not isinstance(value, expected):
         raise Malformed(f"malformed answer (expected a JSON {expected.__name__})")
     return value
@@ -114,8 +135,8 @@ def from_status(status: int, host: str, message: str = "") -> Facts | None:
 def message_of(body: bytes) -> str:
     """The ``message`` (GitHub, GitLab) or ``error`` (Hub) of an error body, if it has one."""
     try:
-        value = json.loads(body[:10_000].decode("utf-8", "replace"))
-    except ValueError:
+        value = json_value(body[:10_000].decode("utf-8", "replace").encode())
+    except Malformed:
         return ""
     if isinstance(value, dict):
         text = value.get("message", value.get("error", ""))
@@ -129,6 +150,26 @@ def _text(value: Any) -> str:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _count(body: dict[str, Any], name: str) -> int | None:
+    """A count field: absent or not a whole number is None; out of range (``2**70``, ``-5``) `Malformed`."""
+    value = _int(body.get(name))
+    if value is not None and not 0 <= value <= MAX_COUNT:
+        raise Malformed(f"malformed answer ({name} out of range: {str(value)[:30]})")
+    return value
+
+
+def repository_name(value: str, field: str, parts: tuple[int, int]) -> str:
+    """``value`` when it is a repository path of ``parts`` (fewest, most) valid segments, else `Malformed`.
+
+    What a moved repository is stored under, and asked for next time: ``acme``, ``acme/..`` or a
+    name with a newline is no repository.
+    """
+    segments = value.split("/")
+    if not (parts[0] <= len(segments) <= parts[1] and all(valid_segment(s) for s in segments)):
+        raise Malformed(f"malformed answer ({field} {value[:80]!r} is not a repository name)")
+    return value
 
 
 def _date(value: Any) -> str:
@@ -145,11 +186,12 @@ def github_repository(body: dict[str, Any], requested: str) -> tuple[Facts, bool
     full_name = _text(body.get("full_name"))
     if not full_name or "stargazers_count" not in body:
         raise Malformed("malformed answer (no full_name or stargazers_count)")
+    repository_name(full_name, "full_name", (2, 2))
     license_value = body.get("license")
     spdx = _text(license_value.get("spdx_id")) if isinstance(license_value, dict) else ""
     facts = Facts(
         "live",
-        stars=_int(body.get("stargazers_count")),
+        stars=_count(body, "stargazers_count"),
         license="" if spdx == "NOASSERTION" else spdx,
         created_at=_date(body.get("created_at")),
         pushed_at=_date(body.get("pushed_at")),
@@ -159,7 +201,7 @@ def github_repository(body: dict[str, Any], requested: str) -> tuple[Facts, bool
         return replace(facts, state="moved", moved_to=full_name), False
     if body.get("archived") is True:
         return facts.with_state("archived"), False
-    size = _int(body.get("size"))
+    size = _count(body, "size")
     if size == 0:
         return facts.with_state("empty"), False
     return facts, size is None or size < SMALL_REPO_KB
@@ -170,10 +212,11 @@ def gitlab_project(body: dict[str, Any], requested: str) -> tuple[Facts, bool]:
     path = _text(body.get("path_with_namespace"))
     if not path or "star_count" not in body:
         raise Malformed("malformed answer (no path_with_namespace or star_count)")
+    repository_name(path, "path_with_namespace", (2, MAX_GITLAB_DEPTH))
     license_value = body.get("license")
     facts = Facts(
         "live",
-        stars=_int(body.get("star_count")),
+        stars=_count(body, "star_count"),
         license=_text(license_value.get("key")) if isinstance(license_value, dict) else "",
         created_at=_date(body.get("created_at")),
         pushed_at=_date(body.get("last_activity_at")),
@@ -194,6 +237,7 @@ def hub_repository(body: dict[str, Any], requested: str) -> tuple[Facts, list[st
     siblings = body.get("siblings")
     if not repo_id or not isinstance(siblings, list):
         raise Malformed("malformed answer (no id or siblings)")
+    repository_name(repo_id, "id", (2, 2))
     names = [_text(s.get("rfilename")) for s in siblings if isinstance(s, dict)]
     card = body.get("cardData")
     license_name = _text(card.get("license")) if isinstance(card, dict) else ""
@@ -203,7 +247,7 @@ def hub_repository(body: dict[str, Any], requested: str) -> tuple[Facts, list[st
         )
     facts = Facts(
         "live",
-        stars=_int(body.get("likes")),
+        stars=_count(body, "likes"),
         license=license_name,
         created_at=_date(body.get("createdAt")),
         pushed_at=_date(body.get("lastModified")),

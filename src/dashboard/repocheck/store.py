@@ -15,6 +15,7 @@ The default file is ``$XDG_DATA_HOME/paper-dashboard/repositories.sqlite`` (else
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
 import time
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+
+from dashboard.schema import REPO_STATES
 
 ENV_CACHE = "PAPER_DASHBOARD_CACHE"
 DEFAULT_MAX_AGE_DAYS = 7.0
@@ -69,6 +72,61 @@ def _migration_2(connection: sqlite3.Connection) -> None:
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2)
 
 
+MAX_STARS = 2**53 - 1
+LATEST_TIME = 4102444800.0  # 2100-01-01: a check or reset time after it is no time this cache wrote
+MAX_REMAINING = 10**9
+
+
+def row_problem(row: Mapping[str, object]) -> str:
+    """Why an answer row cannot be kept or shown (``""`` when it can): the checks every row passes
+    before it is written and after it is read, so an edited or foreign file never raises on a page."""
+    from dashboard.repocheck.targets import valid_segment
+
+    for column in (
+        "key",
+        "host",
+        "repo",
+        "state",
+        "license",
+        "created_at",
+        "pushed_at",
+        "moved_to",
+        "detail",
+    ):
+        value = row.get(column)
+        if not isinstance(value, str) or (column != "detail" and any(ord(c) < 32 for c in value)):
+            return f"{column} is not one line of text"
+    if row["state"] not in REPO_STATES:
+        return f"state {str(row['state'])[:30]!r} is not a repository state"
+    stars = row.get("stars")
+    if stars is not None and not (
+        isinstance(stars, int) and not isinstance(stars, bool) and 0 <= stars <= MAX_STARS
+    ):
+        return f"stars {str(stars)[:30]!r} is not a count"
+    checked = row.get("checked_at")
+    if not (
+        isinstance(checked, int | float) and not isinstance(checked, bool) and 0 <= checked <= LATEST_TIME
+    ):
+        return f"checked_at {str(checked)[:30]!r} is not a time"
+    moved = str(row["moved_to"])
+    if row["state"] == "moved" and not (moved and all(valid_segment(s) for s in moved.split("/"))):
+        return f"moved_to {moved[:80]!r} is not a repository name"
+    return ""
+
+
+def limit_problem(remaining: object, reset_at: object) -> str:
+    """Why a stored rate limit cannot be used (``""`` when it can)."""
+    if remaining is not None and not (
+        isinstance(remaining, int) and not isinstance(remaining, bool) and 0 <= remaining <= MAX_REMAINING
+    ):
+        return f"remaining {str(remaining)[:30]!r} is not a count"
+    if reset_at is not None and not (
+        isinstance(reset_at, int | float) and math.isfinite(reset_at) and 0 <= reset_at <= LATEST_TIME
+    ):
+        return f"reset_at {str(reset_at)[:30]!r} is not a time"
+    return ""
+
+
 class StoreError(Exception):
     """The cache file cannot be opened or read (the feature degrades; the app goes on)."""
 
@@ -94,6 +152,7 @@ class Store:
         self.read_only = read_only
         self._connection = connection
         self._lock = threading.Lock()
+        self.skipped: list[str] = []  # rows read and left out (`row_problem`, `limit_problem`), said why
 
     # ------------------------------------------------------------------ opening
 
@@ -155,13 +214,16 @@ class Store:
         oldest = (time.time() if now is None else now) - max_age_days * 86400
         wanted = list(dict.fromkeys(keys))
         fresh: set[str] = set()
+        # A row that would be skipped on reading (`row_problem`) is not fresh either: it is asked again.
+        states = ",".join(f"'{state}'" for state in REPO_STATES if state not in ("error", "not_checked"))
         with self._lock:
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 rows = self._connection.execute(
                     f"SELECT key FROM answers WHERE key IN ({marks})"
-                    " AND checked_at >= ? AND state != 'error'",
+                    f" AND checked_at >= ? AND checked_at <= {LATEST_TIME} AND state IN ({states})"
+                    " AND (stars IS NULL OR (typeof(stars) = 'integer' AND stars >= 0))",
                     (*chunk, oldest),
                 )
                 fresh.update(row[0] for row in rows)
@@ -190,9 +252,21 @@ class Store:
                     rows += self._connection.execute(
                         f"SELECT {columns} FROM answers WHERE key IN ({marks})", chunk
                     ).fetchall()
-        frame = pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+        good = []
+        for values in rows:
+            row = dict(zip(ANSWER_COLUMNS, values, strict=True))
+            problem = row_problem(row)
+            if problem:
+                self._skip(f"answer {str(row['key'])[:80]!r}: {problem}")
+            else:
+                good.append(values)
+        frame = pd.DataFrame(good, columns=list(ANSWER_COLUMNS))
         frame["stars"] = pd.array(frame["stars"].tolist(), dtype="Int64")
         return frame
+
+    def _skip(self, message: str) -> None:
+        if message not in self.skipped and len(self.skipped) < 1000:
+            self.skipped.append(message)
 
     def generation(self) -> tuple[int, float]:
         """(answers, latest check time): changes whenever an answer is written."""
@@ -206,7 +280,14 @@ class Store:
         """The last known (remaining, reset time) per API."""
         with self._lock:
             rows = self._connection.execute("SELECT api, remaining, reset_at FROM limits").fetchall()
-        return {api: (remaining, reset_at) for api, remaining, reset_at in rows}
+        kept: dict[str, tuple[int | None, float | None]] = {}
+        for api, remaining, reset_at in rows:
+            problem = limit_problem(remaining, reset_at)
+            if problem:
+                self._skip(f"rate limit of {str(api)[:30]!r}: {problem}")
+            else:
+                kept[str(api)] = (remaining, None if reset_at is None else float(reset_at))
+        return kept
 
     # ------------------------------------------------------------------ writing (one transaction each)
 
@@ -236,6 +317,8 @@ class Store:
         now = time.time()
         with self._lock, _transaction(self._connection):
             for api, (remaining, reset_at) in limits.items():
+                if limit_problem(remaining, reset_at):
+                    continue  # the client never notes such a limit; kept out all the same
                 self._connection.execute(
                     "INSERT OR REPLACE INTO limits (api, remaining, reset_at, updated_at)"
                     " VALUES (?, ?, ?, ?)",

@@ -20,7 +20,7 @@ import streamlit as st
 from dashboard.repocheck.checker import Checker, Summary
 from dashboard.repocheck.client import Client, Settings
 from dashboard.repocheck.columns import checking_enabled
-from dashboard.repocheck.store import Store, StoreError
+from dashboard.repocheck.store import Store, StoreError, limit_problem
 from dashboard.repocheck.targets import Target, target_table
 from dashboard.schema import REPO_COLUMNS
 from dashboard.ui import data
@@ -84,8 +84,8 @@ def limits_line(limits: Mapping[str, tuple[int | None, float | None]]) -> str:
     parts = []
     now = time.time()
     for api, (remaining, reset_at) in sorted(limits.items()):
-        if remaining is None:
-            continue
+        if remaining is None or limit_problem(remaining, reset_at):
+            continue  # a limit that is no count or no time (an edited cache) is left out, never raised
         if reset_at is not None and reset_at < now:
             parts.append(f"{API_NAMES.get(api, api)}: limit reset since the last check")
             continue
@@ -103,7 +103,11 @@ def stored_limits() -> str:
     if store is None:
         return ""
     with store:
-        return limits_line(store.limits())
+        line = limits_line(store.limits())
+        skipped = store.skipped
+    if skipped:
+        line += (" · " if line else "") + f"skipped {len(skipped):,} unreadable rate limits in the cache"
+    return line
 
 
 def run_check(wanted: list[Target]) -> tuple[Summary | None, str]:
@@ -112,7 +116,12 @@ def run_check(wanted: list[Target]) -> tuple[Summary | None, str]:
         store = Store.open(data.repo_cache_path())
     except StoreError as error:
         return None, str(error)
-    client = Client(Settings.from_env(os.environ), max_requests=MAX_REQUESTS_PER_CLICK)
+    try:
+        settings = Settings.from_env(os.environ)
+    except ValueError as error:  # a deadline variable that is no number of seconds
+        store.close()
+        return None, str(error)
+    client = Client(settings, max_requests=MAX_REQUESTS_PER_CLICK)
     bar = st.progress(0.0, text="Checking repositories…")
 
     def progress(done: int, total: int, target: Target | None, facts: object) -> None:
