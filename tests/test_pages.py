@@ -297,3 +297,34 @@ def test_tables_of_titles_and_term_lists_wrap_in_rows_four_lines_tall(
     tables = [d for d in at.main.dataframe if column in d.value.columns]
     assert tables, [list(d.value.columns) for d in at.main.dataframe]
     assert all(grid.proto.row_height == components.WRAPPED_ROW_PX for grid in tables)
+
+
+def test_compare_puts_code_datasets_methods_authors_venue_and_year_side_by_side(seeds: pd.DataFrame) -> None:
+    # Issue 49: the compared papers' facts side by side, one column per paper.
+    ids = list(seeds["id"][:2])
+    at = ok(app("compare", {"cmp": ids}))
+    tables = [t.value for t in at.main.table]
+    table = next(t for t in tables if "Code" in t.index)
+    for row in ("Venue", "Year", "Authors", "Code", "Datasets", "Method names"):
+        assert row in table.index, row
+    assert [c[:2] for c in table.columns] == ["A.", "B."]
+    first = seeds.iloc[0]
+    assert table.loc["Venue"].iloc[0] == (first["venue"] or "—")
+    authors = list(first["authors"])
+    if authors:
+        assert table.loc["Authors"].iloc[0].startswith(str(authors[0]))
+    assert table.loc["Code"].iloc[0] == str(first["code_status"]).replace("_", " ")
+    assert "papers.jsonl" not in " ".join(e.value for e in at.main.markdown)  # no raw file names
+
+
+def test_compare_lists_no_boilerplate_among_the_distinctive_terms(seeds: pd.DataFrame) -> None:
+    from dashboard.similarity import COMPARE_STOP_WORDS
+
+    at = ok(app("compare", {"cmp": list(seeds["id"][:3])}))
+    html = " ".join(str(getattr(h, "proto", h)) for h in at.main.get("html"))
+    assert "Distinctive:" in html
+    chips = html.split("Distinctive:")[1:]
+    for chunk in chips:
+        for word in ("alleviate", "certain", "share "):
+            assert f">{word}" not in chunk.split("</div>")[0]
+    assert {"alleviate", "certain", "share"} <= COMPARE_STOP_WORDS

@@ -10,7 +10,16 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.preprocessing import normalize
 
-from dashboard.similarity import DISTINCT, SHARED, compare_terms, most_similar, paper_map, similarity_matrix
+from dashboard.similarity import (
+    DISTINCT,
+    SHARED,
+    CorpusFrequencies,
+    compare_terms,
+    corpus_frequencies,
+    most_similar,
+    paper_map,
+    similarity_matrix,
+)
 
 VECTORS = normalize(np.array([[1.0, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0.8, 0.2], [0, 0, 0]]))
 
@@ -46,7 +55,7 @@ def test_a_paper_is_most_similar_to_itself(raw: np.ndarray, row: int) -> None:
             "Graph transformers for proteins.",
             ["graph"],
             ["graph neural", "molecule"],
-            ["graph transformer", "transformer", "protein"],
+            ["graph transformer", "protein"],  # "transformer" is said by its phrase
         ),
         # a shared phrase is listed, not its words again
         (
@@ -122,3 +131,35 @@ def test_map_of_tiny_corpora(n: int) -> None:
     embedding = np.full((n, 3), 1 / np.sqrt(3))
     coords = paper_map(embedding, np.zeros(n, dtype=int), np.ones((n, 1)))
     assert coords.shape == (n, 2) and np.isfinite(coords).all()
+
+
+def test_compare_leaves_out_boilerplate_and_word_pairs_no_other_paper_uses() -> None:
+    # Issue 49: Compare listed "share certain" and "alleviate" as what set a paper apart.
+    a = (
+        "Graph kernels share certain properties with message passing. To alleviate oversmoothing we "
+        "use spectral graph kernels on molecular graphs."
+    )
+    b = "Diffusion models generate protein structures with equivariant denoising."
+    plain = compare_terms(a, b)
+    assert not any(word in term for term in plain.only_a for word in ("share", "certain", "alleviate"))
+    corpus = CorpusFrequencies(
+        {
+            "graph kernel": 4, "graph": 30, "kernel": 9, "message passing": 6, "message": 7, "passing": 6,
+            "oversmoothing": 3, "spectral": 5, "spectral graph": 1, "molecular": 8, "molecular graph": 3,
+            "property": 40, "graph kernels": 0,
+        },
+        n_papers=100,
+    )  # fmt: skip
+    informed = compare_terms(a, b, corpus)
+    assert "spectral graph" not in informed.only_a  # one paper's word pair, not a phrase of the corpus
+    assert "graph" not in informed.only_a  # in 30% of the papers: says little
+    assert informed.only_a[:2] == ["graph kernel", "oversmoothing"]  # most used here, rarest there
+    assert "message passing" in informed.only_a and "message" not in informed.only_a  # the phrase, once
+    highlighted = {a[s:e].lower() for s, e, kind in informed.spans_a if kind == DISTINCT}
+    assert "message passing" in highlighted and "certain" not in highlighted
+
+
+def test_corpus_frequencies_count_the_papers_that_use_each_term() -> None:
+    matrix = sp.csr_matrix(np.array([[0.5, 0.0, 0.2], [0.1, 0.0, 0.0], [0.3, 0.0, 0.9]]))
+    found = corpus_frequencies(["graph", "unused", "graph kernel"], matrix)
+    assert found.papers == {"graph": 3, "graph kernel": 2} and found.n_papers == 3

@@ -2,13 +2,14 @@
 
 >>> result = compare_terms("Graph neural networks for molecules.", "Graph transformers for proteins.")
 >>> result.shared, result.only_a, result.only_b
-(['graph'], ['graph neural', 'molecule'], ['graph transformer', 'transformer', 'protein'])
+(['graph'], ['graph neural', 'molecule'], ['graph transformer', 'protein'])
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,11 +58,43 @@ def similarity_matrix(vectors: np.ndarray | sp.spmatrix, rows: Sequence[int]) ->
 
 
 # -- comparing two abstracts --------------------------------------------------------------------------
+# Words that say how an abstract argues, not what it is about, beyond `tokens.STOP_WORDS`: Compare listed
+# "share certain" and "alleviate" among a paper's distinctive terms. A term with one of these words is
+# never distinctive (nor shared): it is not what one paper is about.
+COMPARE_STOP_WORDS: frozenset[str] = frozenset((
+    "ability", "able", "accelerate", "accept", "account", "achievable", "act", "actual", "additional",
+    "adequate", "advantageously", "aggregate", "alike", "alleviate", "alleviates", "alleviating", "amount",
+    "appear", "appears", "appealing", "area", "arise", "arises", "assess", "assessed", "assessment",
+    "associated", "attention_to", "attractive", "aware", "bottleneck", "broadly", "certain", "challenged",
+    "change", "choice", "circumvent", "class", "common", "concern", "concrete", "condition", "confirm",
+    "confirms", "crucially", "deep", "demand", "demanding", "depend", "depends", "desirable", "determine",
+    "dubbed", "easy", "easily", "efficacious", "emphasize", "end", "enormous", "environment", "equally",
+    "evaluation", "ever-growing", "exceed", "exceeds", "excel", "excels", "existence", "expand",
+    "exploit", "exploits", "extent", "face", "faces", "family", "fast", "feature", "flexible", "form",
+    "formal", "free", "full", "great", "ground", "guide", "guided", "handling", "harness", "heavily",
+    "hinder", "hinders", "hope", "hypothesis", "impede", "implement", "implemented", "implementation",
+    "implications", "incur", "incurs", "independent", "inspired", "instead", "interest", "kind", "large",
+    "largely", "level", "likely", "line", "long", "low", "lower", "maximize", "measure", "minimal",
+    "minimize", "mode", "moderate", "named", "natural", "naturally", "nature", "nearly", "necessary",
+    "negligible", "notion", "observation", "obtains", "open", "open-source", "opportunity", "order",
+    "outcome", "pave", "perspective", "point", "possibility", "predominantly", "premise", "prevalent",
+    "primary", "promote", "prominent", "property", "question", "range", "rate", "reason", "recognize",
+    "regime", "remedy", "rest", "rich", "robust", "role", "scope", "share", "shares", "sharing", "short",
+    "side", "significance", "size", "small", "source", "space", "span", "stage", "step", "subsequently",
+    "subject", "suboptimal", "surprisingly", "tackle", "tackles", "target", "termed", "theoretical",
+    "theoretically", "thing", "time", "tool", "total", "toward", "trade-off", "true", "type", "uncover",
+    "unexplored", "unknown", "unseen", "upper", "usage", "value", "variant", "view", "vital", "whereas",
+    "wise", "world", "worse", "worst", "year",
+))  # fmt: skip
+# A word or phrase in more than this share of the corpus's papers says little about one of them.
+COMMON_SHARE = 0.1
+
+
 @dataclass(frozen=True)
 class TermComparison:
     """Shared and distinctive terms of two texts, with spans (start, end, "shared"|"distinct") to highlight.
 
-    Spans never overlap and are in text order; a shared two-word phrase is one span.
+    Spans never overlap and are in text order; a shared or distinctive two-word phrase is one span.
     """
 
     shared: list[str]
@@ -71,48 +104,114 @@ class TermComparison:
     spans_b: list[tuple[int, int, str]]
 
 
-def _ranked(counts: Counter[str], first_seen: dict[str, int], keep: set[str]) -> list[str]:
-    return sorted(keep, key=lambda term: (-counts[term], first_seen[term], term))
+@dataclass(frozen=True)
+class CorpusFrequencies:
+    """How many of a corpus's papers use each term (words and two-word phrases): what makes a term
+    informative (rare in the corpus) and a word pair a phrase (several papers use it)."""
+
+    papers: Mapping[str, int]
+    n_papers: int
+
+    def informative(self, term: str) -> bool:
+        """Whether ``term`` can say what a paper is about: a phrase the corpus knows (used by at least
+        two papers, so not two words that happen to meet), and no term most papers use."""
+        used = self.papers.get(term, 0)
+        if " " in term and used < min(2, self.n_papers):
+            return False
+        return used <= max(2, COMMON_SHARE * self.n_papers)
+
+    def weight(self, term: str) -> float:
+        """Inverse document frequency (smoothed, as scikit-learn's): rarer terms weigh more."""
+        return math.log((1 + self.n_papers) / (1 + self.papers.get(term, 0))) + 1.0
 
 
-def _spans(grams: list[tuple[str, int, int]], shared: set[str]) -> list[tuple[int, int, str]]:
-    """Non-overlapping highlight spans: shared bigrams first, then single words shared or distinct."""
-    taken: list[tuple[int, int, str]] = [(s, e, SHARED) for t, s, e in grams if " " in t and t in shared]
-    taken.sort()
+def _content(term: str) -> bool:
+    return not any(word in COMPARE_STOP_WORDS for word in term.split())
+
+
+def _ranked(
+    counts: Counter[str], first_seen: dict[str, int], keep: set[str], corpus: CorpusFrequencies | None = None
+) -> list[str]:
+    def weight(term: str) -> float:
+        return counts[term] * (corpus.weight(term) if corpus is not None else 1.0)
+
+    return sorted(keep, key=lambda term: (-weight(term), first_seen[term], term))
+
+
+def _phrase_first(terms: set[str]) -> set[str]:
+    """``terms`` less the words already said by a phrase among them ("graph" beside "graph kernel")."""
+    in_phrases = {word for term in terms if " " in term for word in term.split()}
+    return {t for t in terms if " " in t or t not in in_phrases}
+
+
+def _spans(
+    grams: list[tuple[str, int, int]], shared: set[str], distinct: set[str]
+) -> list[tuple[int, int, str]]:
+    """Non-overlapping highlight spans, in this order of precedence: shared phrases (overlapping ones
+    merge: "graph neural", "neural network"), shared words, distinctive phrases, distinctive words."""
     merged: list[tuple[int, int, str]] = []
-    for start, end, kind in taken:  # overlapping shared phrases ("graph neural", "neural network") merge
+    for start, end in sorted((s, e) for t, s, e in grams if " " in t and t in shared):
         if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), kind)
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), SHARED)
         else:
-            merged.append((start, end, kind))
-    covered = merged[:]
-    for term, start, end in grams:
-        if " " in term or any(s <= start < e for s, e, _ in covered):
-            continue
-        merged.append((start, end, SHARED if term in shared else DISTINCT))
+            merged.append((start, end, SHARED))
+
+    def free(start: int, end: int) -> bool:
+        return not any(s < end and start < e for s, e, _ in merged)
+
+    # a distinctive phrase's words, where a shared word keeps the phrase from being marked whole
+    distinct_words = distinct | {word for term in distinct if " " in term for word in term.split()}
+    steps = (
+        (False, shared, SHARED),
+        (True, distinct, DISTINCT),
+        (False, distinct_words, DISTINCT),
+    )
+    for phrase, terms, kind in steps:
+        for term, start, end in grams:
+            if (" " in term) == phrase and term in terms and free(start, end):
+                merged.append((start, end, kind))
     return sorted(merged)
 
 
-def compare_terms(text_a: str, text_b: str) -> TermComparison:
-    """Terms (words and two-word phrases, stop words dropped) the two texts share, and those only one uses."""
-    grams_a = ngrams_with_spans(text_a, (1, 2))
-    grams_b = ngrams_with_spans(text_b, (1, 2))
+def compare_terms(text_a: str, text_b: str, corpus: CorpusFrequencies | None = None) -> TermComparison:
+    """Terms (words and two-word phrases) the two texts share, and those only one uses.
+
+    Stop words and academic boilerplate (`COMPARE_STOP_WORDS`) are never terms. With ``corpus``
+    (papers per term in the whole corpus), a word pair counts only as a phrase the corpus knows, a term
+    most papers use is left out, and terms are ranked by occurrences times their rarity in the corpus
+    (tf-idf), so a paper's distinctive terms are what it is about.
+    """
+    grams_a = [g for g in ngrams_with_spans(text_a, (1, 2)) if _content(g[0])]
+    grams_b = [g for g in ngrams_with_spans(text_b, (1, 2)) if _content(g[0])]
+    if corpus is not None:
+        grams_a = [g for g in grams_a if corpus.informative(g[0])]
+        grams_b = [g for g in grams_b if corpus.informative(g[0])]
     counts_a = Counter(t for t, _, _ in grams_a)
     counts_b = Counter(t for t, _, _ in grams_b)
     first_a = {t: s for t, s, _ in reversed(grams_a)}
     first_b = {t: s for t, s, _ in reversed(grams_b)}
     shared = set(counts_a) & set(counts_b)
-    # A shared word inside a shared phrase says nothing new: list the phrase.
-    in_shared_phrases = {word for term in shared if " " in term for word in term.split()}
-    listed_shared = {t for t in shared if " " in t or t not in in_shared_phrases}
+    # A word inside a listed phrase says nothing new: list the phrase.
+    listed_shared = _phrase_first(shared)
+    only_a = _phrase_first(set(counts_a) - shared)
+    only_b = _phrase_first(set(counts_b) - shared)
     total = counts_a + counts_b
     first = {**first_b, **first_a}
     return TermComparison(
-        shared=_ranked(total, first, listed_shared),
-        only_a=_ranked(counts_a, first_a, set(counts_a) - shared),
-        only_b=_ranked(counts_b, first_b, set(counts_b) - shared),
-        spans_a=_spans(grams_a, shared),
-        spans_b=_spans(grams_b, shared),
+        shared=_ranked(total, first, listed_shared, corpus),
+        only_a=_ranked(counts_a, first_a, only_a, corpus),
+        only_b=_ranked(counts_b, first_b, only_b, corpus),
+        spans_a=_spans(grams_a, shared, only_a),
+        spans_b=_spans(grams_b, shared, only_b),
+    )
+
+
+def corpus_frequencies(terms: Sequence[str], matrix: sp.spmatrix) -> CorpusFrequencies:
+    """`CorpusFrequencies` of a papers x terms matrix (counts or tf-idf weights) and its vocabulary."""
+    csc = sp.csc_matrix(matrix)
+    used = np.diff(csc.indptr)
+    return CorpusFrequencies(
+        {str(t): int(n) for t, n in zip(terms, used, strict=True) if n}, int(matrix.shape[0])
     )
 
 

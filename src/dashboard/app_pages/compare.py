@@ -1,8 +1,11 @@
 """Compare: two to four papers side by side, shared and distinctive terms, pairwise similarity."""
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from dashboard import charts, lookup, similarity
+from dashboard.analysis import Analysis
 from dashboard.ui import components, keys, tables
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
@@ -20,6 +23,59 @@ SIMILARITY_NOTE = (
     "Cosine similarity of the abstracts' tf-idf word weights: 1 = the same words in the same "
     "proportions, 0 = no word in common. The similar papers beside are scored the same way."
 )
+
+# The facts put side by side: column -> the row's name (those the corpus has).
+FACTS = {
+    "venue": "Venue",
+    "year": "Year",
+    "authors": "Authors",
+    "code_status": "Code",
+    "code_url": "Repository",
+    "repo_state": "Repository state",
+    "datasets": "Datasets",
+    "method_names": "Method names",
+    "topic_label": "Topic",
+}
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _corpus_frequencies(digest: str, model: str, _analysis: Analysis) -> similarity.CorpusFrequencies | None:
+    """Papers per term of the topic model's vocabulary (words and phrases): made once per corpus."""
+    terms, matrix = getattr(_analysis.model, "terms_", None), getattr(_analysis.model, "tfidf_", None)
+    if terms is None or matrix is None or not len(terms):
+        return None
+    return similarity.corpus_frequencies([str(t) for t in terms], matrix)
+
+
+def _fact(value: object) -> str:
+    if isinstance(value, list | tuple | np.ndarray):
+        items = [str(v) for v in value]
+        return ", ".join(items[:8]) + (f" (+{len(items) - 8})" if len(items) > 8 else "") if items else "—"
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return "—"
+    text = str(value).replace("_", " ") if value != "" else "—"
+    return text
+
+
+def side_by_side(papers: pd.DataFrame, letters: str) -> pd.DataFrame:
+    """The picked papers' facts as a table: one row per fact (`FACTS`), one column per paper (its letter
+    and the start of its title). The venue, year and topic said here are not repeated under each title."""
+    facts = [c for c in FACTS if c in papers.columns]
+    table = pd.DataFrame(
+        {
+            f"{letter}. {shortened(str(papers.iloc[n]['title']), 40)}": [
+                _fact(papers.iloc[n][c]) for c in facts
+            ]
+            for n, letter in zip(range(len(papers)), letters, strict=False)
+        },
+        index=[FACTS[c] for c in facts],
+    )
+    if "year" in facts:
+        table.loc[FACTS["year"]] = [
+            str(int(y)) if not pd.isna(y) else "—" for y in papers["year"].tolist()[: len(table.columns)]
+        ]
+    return table
+
 
 view = page_context()
 components.page_header("Compare", view, "Two to four papers side by side")
@@ -128,18 +184,21 @@ html_legend = (
     "<div class='pd-legend pd-meta'><mark class='shared'>shared with another picked paper</mark> "
     "<mark class='distinct'>distinctive of this paper</mark></div>"
 )
+st.markdown("**Side by side**")
+st.table(side_by_side(papers, LETTERS[: len(picked)]))
 components.html(html_legend)
+frequencies = (
+    _corpus_frequencies(view.source.digest, view.model_key, view.analysis)
+    if view.analysis is not None
+    else None
+)
 columns = st.columns(len(picked))
 for n, (column, paper_id) in enumerate(zip(columns, picked, strict=True)):
     text = str(papers.loc[paper_id, "abstract_clean"])
     others = " \n".join(str(papers.loc[o, "abstract_clean"]) for o in picked if o != paper_id)
-    terms = similarity.compare_terms(text, others)
+    terms = similarity.compare_terms(text, others, frequencies)
     with column:
         components.html(f"<div class='pd-title'>{LETTERS[n]}. {text_html(titles[paper_id])}</div>")
-        facts = [str(papers.loc[paper_id, "venue"] or ""), str(papers.loc[paper_id, "source"])]
-        if view.analysis is not None:
-            facts.append(view.topic_names.get(int(papers.loc[paper_id, "topic"]), ""))
-        components.html("<div class='pd-meta'>" + text_html(" · ".join(f for f in facts if f)) + "</div>")
         components.html(f"<div class='pd-compare'>{marked_html(text, _marked_spans(text, terms))}</div>")
         if terms.only_a:
             components.html(
