@@ -544,7 +544,7 @@ def label_shifts(
     x0, x1, y0, y1 = extent
     span_x, span_y = (x1 - x0) or 1.0, (y1 - y0) or 1.0
     placed: list[tuple[float, float, float]] = []  # centre x, centre y (pixels, up), half width
-    shifts = []
+    shifts: list[tuple[int, int] | None] = []
     for (x, y), text in zip(positions, texts, strict=True):
         px, py = (x - x0) / span_x * width_px, (y - y0) / span_y * height_px
         half = (len(text) * LABEL_CHAR_PX + 4) / 2
