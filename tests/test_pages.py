@@ -328,3 +328,18 @@ def test_compare_lists_no_boilerplate_among_the_distinctive_terms(seeds: pd.Data
         for word in ("alleviate", "certain", "share "):
             assert f">{word}" not in chunk.split("</div>")[0]
     assert {"alleviate", "certain", "share"} <= COMPARE_STOP_WORDS
+
+
+def test_the_word_cloud_shows_distinctive_words_by_default_and_says_so() -> None:
+    # Issue 49: by default the cloud shows what sets the filtered papers apart; frequency is a setting
+    # (URL key "cloud"), and the page says which the cloud shows.
+    at = ok(app("terms", {"q": "diffusion"}))
+    assert "set the filtered papers apart from the rest of the corpus" in captions(at)
+    assert at.segmented_control(key=keys.TERMS_CLOUD).value == "distinctive"
+    alt = next(e for e in at.main if type(e).__name__ == "Image").proto.imgs[0].alt
+    assert "most distinctive" in alt
+    at = ok(app("terms", {"q": "diffusion", "cloud": "frequent"}))
+    assert "most frequent words of the filtered papers" in captions(at)
+    assert "most frequent" in next(e for e in at.main if type(e).__name__ == "Image").proto.imgs[0].alt
+    at = ok(app("terms"))  # no filter: each topic against the others, said on the page
+    assert "each topic's" in captions(at) and "against the other topics" in captions(at)

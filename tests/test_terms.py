@@ -467,3 +467,49 @@ def test_a_process_pinned_to_one_processor_sums_in_one_thread() -> None:
     assert run(pinned=True) == [1, 1]
     usable = len(os.sched_getaffinity(0))
     assert run(pinned=False) == [usable, min(4, usable)]
+
+
+def _planted_corpus() -> tuple[list[str], np.ndarray]:
+    # 60 abstracts that all use the generic words (time, space, large, process) often; 12 of them also
+    # use the planted words (quantum, qubit, entanglement), a few times each.
+    rng = np.random.default_rng(0)
+    filler = ["graph", "protein", "vision", "speech", "robot", "kernel", "market", "audio"]
+    texts, planted = [], np.zeros(60, dtype=bool)
+    for n in range(60):
+        words = ["time", "space", "large", "process"] * 4 + list(rng.choice(filler, 6))
+        if n % 5 == 0:
+            words += ["quantum", "qubit", "entanglement"] * 2
+            planted[n] = True
+        texts.append(" ".join(rng.permutation(words)) + ".")
+    return texts, planted
+
+
+def test_the_clouds_keywords_of_a_planted_subset_are_the_planted_words() -> None:
+    # Issue 49: the 27k corpus's cloud showed time, space, large, process. The distinctive words of
+    # a subset are those it uses and the rest does not, however common the others are.
+    texts, planted = _planted_corpus()
+    counts = TermCounts.build(texts)
+    frequent = counts.term_frequencies(planted)["term"].head(4).tolist()
+    assert set(frequent) == {"time", "space", "large", "process"}  # what frequency shows
+    found = counts.keywords(planted)
+    assert set(found["term"].head(3)) == {"quantum", "qubit", "entanglement"}
+    assert not {"time", "space", "large", "process"} & set(found["term"])
+    assert (found["weight"] > 0).all() and found["weight"].is_monotonic_decreasing
+
+
+def test_with_no_filter_the_clouds_keywords_are_each_topics_distinctive_words() -> None:
+    # Four topics, each with words of its own, all with the same generic words: with no filter the
+    # cloud shows each topic's own words.
+    rng = np.random.default_rng(1)
+    own = [["quantum", "qubit"], ["protein", "folding"], ["market", "auction"], ["speech", "audio"]]
+    texts, topics = [], []
+    for n in range(80):
+        topic = n % 4
+        words = ["time", "space", "large", "process"] * 3 + own[topic] * 3
+        texts.append(" ".join(rng.permutation(words)) + ".")
+        topics.append(topic)
+    counts = TermCounts.build(texts)
+    found = counts.keywords(None, groups=pd.Series(topics), per_group=2)
+    assert set(found["term"]) == {word for words in own for word in words}
+    assert counts.keywords(None).empty  # no filter and no groups: nothing to set apart
+    assert counts.keywords(np.ones(80, dtype=bool)).empty

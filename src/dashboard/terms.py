@@ -305,6 +305,8 @@ class TermCounts:
 
         ``terms``: the term of each position of ``scores`` when they cover only some terms.
         """
+        if k is not None and k <= 0:
+            return candidates[:0]
         if k is not None and len(candidates) > k:
             # Only the candidates at or above the k-th highest score can be among the first k.
             kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
@@ -334,6 +336,48 @@ class TermCounts:
         """``{term: count}`` of the most frequent terms of the masked papers, for a word cloud."""
         frame = self.term_frequencies(mask, top=top)
         return dict(zip(frame["term"], frame["count"].astype(int), strict=True))
+
+    def keywords(
+        self,
+        mask: np.ndarray | pd.Series | None = None,
+        *,
+        groups: pd.Series | Sequence[object] | None = None,
+        sample: np.ndarray | pd.Series | None = None,
+        top: int = 150,
+        per_group: int = 8,
+        prior_strength: float = DEFAULT_PRIOR_STRENGTH,
+    ) -> pd.DataFrame:
+        """The terms that set the masked papers apart, for a word cloud: term, weight (a z-score > 0).
+
+        With a ``mask`` that leaves papers out: the masked papers against the rest of the corpus
+        (`distinctive_terms`, weighted log-odds with the corpus as the prior), so a cloud of a
+        filter shows what the filter's papers say that the others do not, not the words every
+        abstract uses. With no mask, or one keeping every paper, there is no rest: each of ``groups``
+        (topics) against the others, its ``per_group`` best terms, a term weighted by its best group,
+        so the cloud shows what the corpus's parts are about (compared on the papers of ``sample``
+        where given: a seeded sample of a large corpus). Empty when neither can be worked out.
+
+        >>> counts = TermCounts.build(["graph kernel", "graph kernel", "protein folding", "protein fold"])
+        >>> counts.keywords(np.array([True, True, False, False]), prior_strength=1)["term"].tolist()
+        ['graph', 'kernel']
+        """
+        inside = self._inside(mask)
+        columns = {"term": "str", "weight": "float64"}
+        if 0 < int(inside.sum()) < self.n_papers:
+            found = self.distinctive_terms(inside, top=top, under=0, prior_strength=prior_strength)
+            found = found[found["z"] > 0]
+            return pd.DataFrame({"term": found["term"], "weight": found["z"]}).astype(columns)
+        if groups is None:
+            return pd.DataFrame(columns=list(columns)).astype(columns)
+        compared = inside if sample is None else self._inside(sample)
+        by_group = self.group_distinctive_terms(
+            groups, mask=compared, top=per_group, prior_strength=prior_strength
+        )
+        if by_group.empty:
+            return pd.DataFrame(columns=list(columns)).astype(columns)
+        best = by_group.groupby("term", sort=False)["z"].max().sort_values(ascending=False, kind="stable")
+        best = best[best > 0].head(top)
+        return pd.DataFrame({"term": best.index.astype(str), "weight": best.to_numpy()}).astype(columns)
 
     def _prior(self, total_counts: np.ndarray, strength: float) -> np.ndarray:
         # The corpus's own term shares as the informative prior, worth ``strength`` pseudo-occurrences,

@@ -22,6 +22,8 @@ KWIC_SHOWN = 500  # lines of keyword in context: more than anyone reads, and the
 KWIC_WINDOW = 36
 KWIC_ORDERS = {"corpus": "Corpus order", "before": "Word before", "after": "Word after"}
 GROUP_SAMPLE = 50_000  # papers the group comparison counts at most (a seeded sample above that)
+CLOUDS = {"distinctive": "Distinctive words", "frequent": "Most frequent"}
+CLOUD_PER_TOPIC = 8  # with no filter, the cloud shows each topic's this many most distinctive terms
 
 view = page_context()
 components.page_header("Terms", view, "The words these papers use")
@@ -61,7 +63,53 @@ with middle:
 with st.spinner("Counting terms (once per corpus and setting)…"):
     counts = data.term_counts(view.source.digest, int(ngram), keep_stop_words, view.papers)
 frequencies = counts.term_frequencies(view.mask.to_numpy(), top=CLOUD_TERMS, doc_freq=False)
-cloud_terms = dict(zip(frequencies["term"], frequencies["count"], strict=True))
+cloud_kind = setting(keys.URL_CLOUD, CLOUDS, default="distinctive")
+
+
+def _sampled(mask: np.ndarray) -> tuple[np.ndarray, int]:
+    """``mask``, or above GROUP_SAMPLE papers a seeded sample of them (the first in the corpus's
+    sample order, as the paper map's: read from the head of that order, not drawn from a list of every
+    filtered paper, 10 ms a run at a million); and how many papers ``mask`` holds."""
+    n_masked = int(np.count_nonzero(mask))
+    if n_masked <= GROUP_SAMPLE:
+        return mask, n_masked
+    drawn = charts.sample_in_order(mask, data.sample_order(view.source.digest, view.papers), GROUP_SAMPLE)
+    sample = np.zeros(len(mask), dtype=bool)
+    sample[drawn] = True
+    return sample, n_masked
+
+
+# By default the cloud shows what sets the filtered papers apart from the rest of the corpus: the most
+# frequent words of any large set of abstracts are the same generic ones (time, space, large, process).
+# With no filter there is no rest: it shows what sets each topic apart from the others.
+filtered = view.mask.to_numpy(dtype=bool)
+everything = bool(filtered.all())
+cloud_note = f"The {CLOUD_TERMS} most frequent {NGRAMS[ngram].lower()} of the filtered papers."
+cloud_terms: dict[str, float] = {}
+if cloud_kind == "distinctive":
+    topics_known = view.analysis is not None
+    keywords = counts.keywords(
+        filtered,
+        sample=_sampled(filtered)[0] if everything else None,
+        groups=view.papers["topic"].where(view.papers["topic"] >= 0) if topics_known else None,
+        top=CLOUD_TERMS,
+        per_group=CLOUD_PER_TOPIC,
+    )
+    cloud_terms = dict(zip(keywords["term"], keywords["weight"], strict=True))
+    if cloud_terms and not everything:
+        cloud_note = (
+            f"The {NGRAMS[ngram].lower()} that set the filtered papers apart from the rest of the corpus "
+            "(weighted log-odds against it): the larger, the more distinctive."
+        )
+    elif cloud_terms:
+        cloud_note = (
+            f"No filter, so nothing to set apart from the rest: each topic's {CLOUD_PER_TOPIC} most "
+            "distinctive terms against the other topics. Filter the papers to see what sets them apart."
+        )
+    else:
+        cloud_note = "Nothing sets these papers apart here: " + cloud_note[0].lower() + cloud_note[1:]
+if not cloud_terms:
+    cloud_terms = dict(zip(frequencies["term"], frequencies["count"].astype(float), strict=True))
 # Drawn in the server's helper process while this page goes on (`data.word_cloud`), shown at its end.
 cloud = data.word_cloud(tuple(cloud_terms.items()), figures.theme_name(st.context.theme.type))
 
@@ -79,6 +127,19 @@ with left:
             view,
             name="frequent-terms",
         )
+with right:
+    sync_widget(keys.TERMS_CLOUD, cloud_kind)
+    st.segmented_control(
+        "Word cloud",
+        list(CLOUDS),
+        format_func=lambda c: CLOUDS[c],
+        key=keys.TERMS_CLOUD,
+        on_change=_on_setting,
+        args=(keys.TERMS_CLOUD, keys.URL_CLOUD, lambda v: None if v in (None, "distinctive") else v),
+        help="Distinctive: the words that set the filtered papers apart from the rest of the corpus. "
+        "Most frequent: the words they use most, which in any large set of abstracts are much the same.",
+    )
+    st.caption(escape_markdown(cloud_note))
 cloud_place = right.container()  # filled once the cloud is drawn, below
 
 mark("chart")
@@ -114,16 +175,9 @@ with right:
     column = {"topic": "topic", "area": "areas", "venue": "venue", "source": "source"}[group]
     groups = view.papers[column]
     # Above GROUP_SAMPLE filtered papers the groups are compared on a seeded sample of them: the
-    # counts of every filtered paper were 0.5-0.9 s of a run at a million papers. The sample is the
-    # filtered papers first in the corpus's sample order, as the paper map's: read from the head of
-    # that order, not drawn from a list of every filtered paper (10 ms a run at a million).
-    sample = view.mask.to_numpy(dtype=bool)
-    n_filtered = int(np.count_nonzero(sample))
+    # counts of every filtered paper were 0.5-0.9 s of a run at a million papers.
+    sample, n_filtered = _sampled(filtered)
     if n_filtered > GROUP_SAMPLE:
-        drawing_order = data.sample_order(view.source.digest, view.papers)
-        drawn = charts.sample_in_order(sample, drawing_order, max_points=GROUP_SAMPLE)
-        sample = np.zeros(len(view.papers), dtype=bool)
-        sample[drawn] = True
         st.caption(f"Estimated from a seeded sample of {GROUP_SAMPLE:,} of the {n_filtered:,} papers.")
     by_group = counts.group_distinctive_terms(groups, mask=sample)
     if group == "topic":  # named in the table (mapping a million papers' topics to names took 0.05 s)
@@ -217,11 +271,11 @@ mark("keyword in context")
 with cloud_place:
     try:
         biggest = ", ".join(list(cloud_terms)[:10])
+        shows = "most frequent" if cloud_kind == "frequent" else "most distinctive"
         st.image(
             cloud.result(),
-            caption="Word cloud of the filtered papers",
-            alt=f"Word cloud of the {len(cloud_terms)} most frequent terms, the largest: {biggest} "
-            "(the chart beside lists them with their counts).",
+            caption=f"Word cloud: the {shows} terms",
+            alt=f"Word cloud of the {len(cloud_terms)} {shows} terms, the largest: {biggest}.",
         )
     except ValueError:
         st.caption("No term here can be drawn as a word cloud (the font covers Latin, Greek and Cyrillic).")

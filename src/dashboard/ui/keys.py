@@ -73,6 +73,7 @@ TOPICS_REFIT: Final = "topics.refit"  # refit at k instead of the tree's cut
 TOPICS_CUT: Final = "topics.back_to_cut"  # back from a refit to the tree's cut
 TOPICS_TREE: Final = "topics.tree"  # + View.model_key: the tree of the fitted topics
 TERMS_NGRAM: Final = "terms.ngram"
+TERMS_CLOUD: Final = "terms.cloud"  # what the word cloud shows: distinctive (default) or frequent words
 TERMS_STOP_WORDS: Final = "terms.stop_words"
 TERMS_GROUP_BY: Final = "terms.group_by"
 TERMS_KWIC: Final = "terms.kwic"
@@ -140,6 +141,7 @@ LIBRARY_CLEAR: Final = "library.clear_filters"
 # --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------
 URL_PAPER: Final = "paper"  # Papers: the paper opened below the table
 URL_NGRAM: Final = "ngram"  # Terms: 1, 2 or 3
+URL_CLOUD: Final = "cloud"  # Terms: "frequent" draws the word cloud by frequency, not distinctiveness
 URL_STOP_WORDS: Final = "stop"  # Terms: "on" keeps stop words
 URL_GROUP_BY: Final = "group"  # Terms: topic, area, venue or source
 URL_KWIC: Final = "term"  # Terms: keyword in context
