@@ -505,13 +505,29 @@ def _unique(names: Iterable[str]) -> list[str]:
 
 # --- datasets ----------------------------------------------------------------------------------
 
+# Longest FooBench/FooQA/FooEval name looked for; real ones are under 40 characters.
+_LONGEST_NAME = 80
+
+
+def _whole_word(body: str) -> re.Pattern[str]:
+    """``body`` matched only as a whole word of letters, digits and hyphens, of at most `_LONGEST_NAME`.
+
+    Both guards keep the search linear in the text. Unguarded, the engine tries ``body`` from every
+    capital of a long run ("benchmark AAAA...") and rescans the rest of the run from each: quadratic
+    (20,000 capitals took 24 s). The lookbehind lets a match start only where a word starts (a match
+    inside a word was dropped by `datasets` anyway), and the possessive lookahead gives up on a
+    longer word after `_LONGEST_NAME` characters, so the backtracking in ``body`` is bounded too.
+    """
+    return re.compile(rf"(?<![\w-])(?=[A-Za-z0-9-]{{1,{_LONGEST_NAME}}}+(?![\w-])){body}(?![\w-])")
+
+
 _PATTERNS = (
     # FooBench, XYZ-Bench, MJ-Bench-Video, SWE-bench
-    ("ench", re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-?[Bb]ench(?:-[A-Z][A-Za-z0-9]*)*(?![\w-])")),
+    ("ench", _whole_word(r"[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-?[Bb]ench(?:-[A-Z][A-Za-z0-9]*)*")),
     # HotpotQA, OK-VQA, PubMedQA
-    ("QA", re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-?QA(?![\w-])")),
+    ("QA", _whole_word(r"[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-?QA")),
     # HumanEval, AlpacaEval, GenEval
-    ("Eval", re.compile(r"[A-Z][A-Za-z0-9]+Eval(?![\w-])")),
+    ("Eval", _whole_word(r"[A-Z][A-Za-z0-9]+Eval")),
 )
 _TASK_ACRONYMS = frozenset({"VQA", "KBQA", "ODQA", "KGQA", "MQA", "LFQA", "CQA", "TQA", "MCQA", "EQA", "QA"})
 
@@ -728,6 +744,7 @@ _DANGLING = _words(
     "between into over under using based"
 )
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|et al|vs|cf|Fig|Eq|etc|approx|resp)\.$", re.IGNORECASE)
+_ABBREVIATION_REACH = 16  # characters before a sentence end that can hold one, with the \b before it
 
 
 def derived_title(clean_text: str, method_names: list[str]) -> str:
@@ -802,14 +819,22 @@ def _expansion_of(text: str, name: str) -> str:
 
 
 def _first_sentence(text: str) -> str:
-    start = 0
+    # Each sentence end costs a bounded amount of work, however many an abbreviation skips ("e.g. A
+    # e.g. A ..."): the abbreviation is looked for only where it can be, at the end, and the words
+    # are counted only until there are four (a longer candidate has at least as many).
+    start, enough_words = 0, False
     while True:
         match = _SENTENCE_END.search(text, start)
         if not match:
             return text
-        candidate = text[: match.start()]
-        if not _ABBREVIATION.search(candidate) and (len(candidate.split()) >= 4 or _unspaced(candidate)):
-            return candidate
+        end = match.start()
+        if not _ABBREVIATION.search(text, max(0, end - _ABBREVIATION_REACH), end):
+            if enough_words:
+                return text[:end]
+            candidate = text[:end]
+            enough_words = len(candidate.split()) >= 4
+            if enough_words or _unspaced(candidate):
+                return candidate
         start = match.end()
 
 
@@ -834,12 +859,18 @@ def _shorten(text: str, limit: int) -> str:
     # A whole clause reads better than twelve words cut mid-phrase: end at the last clause start
     # within the limit that leaves a title of some words.
     joined = " ".join(words)
-    cuts = [
-        m.start()
-        for m in _CLAUSE_START.finditer(joined)
-        if len(joined[: m.start()].split()) >= _CLAUSE_MIN_WORDS
-    ]
-    cuts = [c for c in cuts if len(joined[:c].split()) <= limit]
+    # Words before each clause start are counted from the previous one, and the scan stops past the
+    # limit: linear however many clauses a long text holds (", which , which ...").
+    cuts, spaces, counted = [], 0, 0
+    for match in _CLAUSE_START.finditer(joined):
+        cut = match.start()
+        spaces += joined.count(" ", counted, cut)
+        counted = cut
+        n_words = spaces + (1 if cut and joined[cut - 1] != " " else 0)  # words are one space apart
+        if n_words > limit:
+            break
+        if n_words >= _CLAUSE_MIN_WORDS:
+            cuts.append(cut)
     if cuts:
         return joined[: cuts[-1]].rstrip(" ,;:–—-")
     kept = words[:limit]

@@ -14,6 +14,7 @@ Design notes
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 
@@ -128,8 +129,17 @@ _SPACE_BEFORE_PUNCT = re.compile(r" ([,.;:!?)\]]+)(?= |$)")
 # Tags seen in scraped proceedings pages (CVPR's <tex xmlns:mml=...>, <sup>, <inf>); only these
 # names, and only with well-formed name="value" attributes, so "a <b and c> d" stays as written.
 _TAG_NAMES = r"tex|sup|sub|inf|i|b|em|strong|italic|bold|br|p|span|math|mml:\w+"
-_HTML_SUP = re.compile(r"\s*<sup(?:\s+[\w:-]+=\"[^\"<>]*\")*\s*>([^<>]{0,40})</sup>")
-_HTML_SUB = re.compile(r"\s*<(sub|inf)(?:\s+[\w:-]+=\"[^\"<>]*\")*\s*>([^<>]{0,40})</\1>\n?")
+# The whitespace a pattern takes before what it matches: all of a run, taken only from where the run
+# starts. A plain leading \s* lets the engine start again at every character of a long whitespace run
+# that no match follows, rescanning the rest of the run from each: quadratic time. The matches are the
+# same, as a leftmost match starts where the run starts and takes all of it (the patterns that use this
+# end by taking all the whitespace after them, or a tag, so no search resumes inside a run;
+# `_HTML_SUB` may end after one newline, hence its `(?<=>\n)`).
+_LEADING_SPACE = r"(?:(?<!\s)\s++|)"
+_HTML_SUP = re.compile(rf"{_LEADING_SPACE}<sup(?:\s+[\w:-]+=\"[^\"<>]*\")*\s*>([^<>]{{0,40}})</sup>")
+_HTML_SUB = re.compile(
+    r"(?:(?:(?<!\s)|(?<=>\n))\s++|)<(sub|inf)(?:\s+[\w:-]+=\"[^\"<>]*\")*\s*>([^<>]{0,40})</\1>\n?"
+)
 _HTML_TAG = re.compile(rf"</?(?:{_TAG_NAMES})(?:\s+[\w:-]+=\"[^\"<>]*\")*\s*/?>", re.IGNORECASE)
 
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
@@ -151,7 +161,7 @@ _COMMAND_2 = re.compile(rf"\\({_TWO_ARGUMENTS})\s*{_ARGUMENT}\s*{_ARGUMENT}")
 _COMMAND_1 = re.compile(
     rf"\\(?!(?:{_TWO_ARGUMENTS})(?![A-Za-z]))([A-Za-z]+)\*?\s*(?:\[[^\[\]{{}}]{{0,100}}\])?\s*\{{([^{{}}]*)\}}"
 )
-_COMMAND_0 = re.compile(r"(\s*)\\([A-Za-z]+)(\s*)(?=([A-Za-z0-9]?))")
+_COMMAND_0 = re.compile(rf"({_LEADING_SPACE})\\([A-Za-z]+)(\s*)(?=([A-Za-z0-9]?))")
 _SUPERSCRIPT = re.compile(r"\^\s*(?:\{([^{}]*)\}|(\\?[A-Za-z0-9*′']|\S))")
 _SUBSCRIPT = re.compile(r"_\s*(?:\{([^{}]*)\}|([A-Za-z0-9]))")
 _BRACE = re.compile(r"[{}]")
@@ -161,6 +171,10 @@ _LATEX_QUOTES = re.compile(r"``((?:[^`'\"”]|'(?!')){0,400})(?:''|\"|”)")
 _LATEX_SINGLE_QUOTES = re.compile(r"(?<![`\w])`([^`'\n]{1,200})'(?!\w)")
 _MD_LINK = re.compile(r"!?\[([^\[\]\n]{0,500})\]\(\s*(\x00\d+\x00|[^()\s]{1,2048})\s*\)")
 _MD_BOLD = re.compile(r"(\*\*|__)(?=\S)([^*\n]{1,1000}?)(?<=\S)\1")
+_MD_BOLD_LONGEST = 1000  # characters of a bold span (the bound in _MD_BOLD)
+_BOLD_OPENING = re.compile(r"\*\*|__")
+_BOLD_BARRIER = re.compile(r"[*\n]")  # what a bold span never holds
+_UNDERSCORE_CLOSING = re.compile(r"(?<=\S)(?=__)")  # where a __bold__ span can end, overlaps included
 _MD_ITALIC_STAR = re.compile(r"(?<![*\w\\^_])\*(?=[^\s*])([^*\n]{1,1000}?)(?<=[^\s*\\])\*(?![*\w])")
 _MD_ITALIC_UNDERSCORE = re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]{1,1000}?)(?<=[^\s_])_(?!\w)")
 _MD_CODE = re.compile(r"`([^`\n]{1,500})`")
@@ -495,7 +509,9 @@ def _render_markdown(text: str, urls: list[str]) -> str:
         text = _MD_CODE.sub(r"\1", text)
     if "]" in text and "](" in text:
         text = _MD_LINK.sub(lambda m: _link_text(m.group(1), m.group(2), urls), text)
-    if "*" in text or ("_" in text and "__" in text):
+    if "__" in text:
+        text = _render_underscore_bold(text)
+    elif "*" in text:
         text = _MD_BOLD.sub(r"\2", text)
     if "*" in text:
         text = _MD_ITALIC_STAR.sub(r"\1", text)
@@ -504,3 +520,42 @@ def _render_markdown(text: str, urls: list[str]) -> str:
     if "_" in text:
         text = _MD_ITALIC_UNDERSCORE.sub(r"\1", text)
     return text
+
+
+def _render_underscore_bold(text: str) -> str:
+    """``_MD_BOLD.sub(r"\\2", text)``, in linear time when the text holds ``__``.
+
+    A ``**`` span cannot hold ``*``, so the regex's search from one ends at the next ``*``; a ``__``
+    span can hold ``_``, so from each ``__`` that opens nothing ("__a __a __a ...") the regex read up to
+    `_MD_BOLD_LONGEST` characters. Here the regex runs only from an opening whose span can end: the
+    first ``__`` after a non-space past it must come within the bound and before any ``*`` or newline,
+    found by bisecting two lists made in one pass each. The result is the regex's, opening by opening.
+    """
+    closings = [match.start() for match in _UNDERSCORE_CLOSING.finditer(text)]
+    barriers = [match.start() for match in _BOLD_BARRIER.finditer(text)]
+    pieces: list[str] = []
+    last = position = 0
+    while opening := _BOLD_OPENING.search(text, position):
+        start = opening.start()
+        match = (
+            _MD_BOLD.match(text, start)
+            if text[start] == "*" or _can_close(start, closings, barriers)
+            else None
+        )
+        if match is None:
+            position = start + 1
+            continue
+        pieces += (text[last:start], match.group(2))
+        last = position = match.end()
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _can_close(start: int, closings: list[int], barriers: list[int]) -> bool:
+    """Whether the ``__`` at ``start`` has a closing ``__`` within reach of `_MD_BOLD` (see above)."""
+    first = start + 2  # the span's first character; it holds at least one
+    index = bisect.bisect_left(closings, first + 1)
+    if index == len(closings) or closings[index] - first > _MD_BOLD_LONGEST:
+        return False
+    barrier = bisect.bisect_left(barriers, first)
+    return barrier == len(barriers) or barriers[barrier] >= closings[index]

@@ -127,7 +127,10 @@ OPTIONAL_FIELDS = (
 LIST_FIELDS = frozenset({"authors", "affiliations", "countries", "keywords"})
 # How a list field written as one text is split: the first separator found in the text wins.
 # (Affiliations hold commas in their names, so only ";" and "|" split them.)
-_AUTHOR_SEPARATORS = re.compile(r",|\s+and\s+|\s*&\s*")
+# Whitespace before a separator is taken only from where its run starts, and all of it: a plain \s+ or
+# \s* first let the engine start again at every character of a long run and rescan the rest
+# (quadratic time). A separator right after another one's trailing whitespace takes none, as before.
+_AUTHOR_SEPARATORS = re.compile(r",|(?<!\s)\s++and\s+|(?:(?<!\s)\s++|)&\s*")
 LIST_SPLITTERS: dict[str, tuple[str | re.Pattern[str], ...]] = {
     "authors": (";", "|", _AUTHOR_SEPARATORS),
     "affiliations": (";", "|"),

@@ -303,8 +303,11 @@ def _str_series(values: list[str]) -> pd.Series:
     return pd.Series(pd.arrays.ArrowStringArray(chunked, dtype=_STR_DTYPE))
 
 
+# An old-style id's archive name starts where its run of letters does and takes all of it: a run that
+# is no id is then read once, not again from each of its letters (cubic time on a long field).
 _ARXIV_ID = re.compile(
-    r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:)?((?:\d{4}\.\d{4,5})|(?:[a-z\-]+(?:\.[A-Z]{2})?/\d{7}))(?:v\d+)?",
+    r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:)?"
+    r"((?:\d{4}\.\d{4,5})|(?:(?<![a-z\-])[a-z\-]++(?:\.[A-Z]{2})?/\d{7}))(?:v\d+)?",
     re.I,
 )
 
