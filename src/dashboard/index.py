@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -71,7 +71,7 @@ from threadpoolctl import threadpool_limits
 
 from dashboard import __version__, corpus, extract, papermap, similarity
 from dashboard.analysis import Analysis, analyze, paper_texts, topics_table
-from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, areas_from_scores, parse_taxonomy
+from dashboard.areas import DEFAULT_TAXONOMY_NAME, Taxonomy, TaxonomyError, areas_from_scores, parse_taxonomy
 from dashboard.cores import usable_cores
 from dashboard.filters import facet_counts, search_text
 from dashboard.hierarchy import TopicTree, build_tree
@@ -92,6 +92,7 @@ DEFAULT_PARTITION_SIZE = 50_000
 SMALL_CORPUS_BYTES = 8 << 20  # below this much input, one process builds the index (no worker start-up)
 
 Progress = Callable[[str], None]
+T = TypeVar("T")
 
 
 class IndexFormatError(Exception):
@@ -276,9 +277,14 @@ def _raw_to_npy(raw: Path, target: Path, dtype: np.dtype, length: int) -> None:
     raw.unlink()
 
 
-def _load_csr(directory: Path, shape: Sequence[int]) -> sp.csr_matrix:
-    arrays = [_load_npy(directory / f"{name}.npy") for name in ("data", "indices", "indptr")]
-    return sp.csr_matrix(tuple(arrays), shape=tuple(shape), copy=False)
+def _load_csr(directory: Path, shape: Sequence[int], data_kinds: str = "f") -> sp.csr_matrix:
+    """The CSR matrix stored in ``directory`` (``data``, ``indices``, ``indptr``), its structure checked
+    (`check_sparse`); ``data_kinds``: the NumPy kinds its values may have ("f" floats, "i" integers)."""
+    data, indices, indptr = (_load_npy(directory / f"{name}.npy") for name in ("data", "indices", "indptr"))
+    rows, columns = (int(n) for n in shape)
+    check_sparse(directory / "indptr.npy", indptr, directory / "indices.npy", indices, rows, columns)
+    _check_dense(directory / "data.npy", data, (len(indices),), data_kinds)
+    return sp.csr_matrix((data, indices, indptr), shape=(rows, columns), copy=False)
 
 
 def _load_npy(path: Path) -> np.ndarray:
@@ -286,6 +292,77 @@ def _load_npy(path: Path) -> np.ndarray:
         return np.load(path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as error:
         raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+
+
+# What the index's position arrays may be: native integers, as the build writes them.
+_INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def check_sparse(
+    indptr_path: Path, indptr: np.ndarray, indices_path: Path, indices: np.ndarray, rows: int, columns: int
+) -> None:
+    """Raise IndexFormatError naming the file unless ``indptr``/``indices`` are a sound CSR structure
+    of ``rows`` x ``columns``: ``indptr`` starts at 0, never decreases and ends at the number of
+    ``indices``, and every index is a column.
+
+    SciPy's compiled routines and the search trust these: an index past the last column made opening
+    a paper end the server with SIGSEGV, an ``indptr`` past the end with SIGBUS. One pass over each
+    array (the indices read as unsigned, so a negative one is a huge one and a single maximum tests
+    both ends), much less than hashing the files.
+    """
+    _check_dense(indptr_path, indptr, (rows + 1,), "i")
+    _check_dense(indices_path, indices, (None,), "i")
+    if indptr.dtype not in _INDEX_TYPES:
+        raise IndexFormatError(
+            f"{indptr_path}: positions of type {indptr.dtype}, not int32 or int64; rebuild the index"
+        )
+    if indices.dtype not in _INDEX_TYPES:
+        raise IndexFormatError(
+            f"{indices_path}: positions of type {indices.dtype}, not int32 or int64; rebuild the index"
+        )
+    first, last = int(indptr[0]), int(indptr[-1])
+    if first != 0 or last != len(indices):
+        raise IndexFormatError(
+            f"{indptr_path}: runs from {first:,} to {last:,} over {len(indices):,} entries of "
+            f"{indices_path.name}: the index is damaged; rebuild it"
+        )
+    if rows and bool((indptr[1:] < indptr[:-1]).any()):
+        row = int(np.flatnonzero(indptr[1:] < indptr[:-1])[0])
+        raise IndexFormatError(
+            f"{indptr_path}: decreases after row {row:,}: the index is damaged; rebuild it"
+        )
+    _check_positions(indices_path, indices, columns, "columns")
+
+
+def _check_positions(path: Path, positions: np.ndarray, bound: int, what: str) -> None:
+    """Every value of ``positions`` (native int32 or int64) is in ``[0, bound)``; else IndexFormatError."""
+    if positions.dtype not in _INDEX_TYPES:
+        raise IndexFormatError(
+            f"{path}: positions of type {positions.dtype}, not int32 or int64; rebuild the index"
+        )
+    if not len(positions):
+        return
+    unsigned: np.ndarray = positions.view(np.uint32 if positions.dtype.itemsize == 4 else np.uint64)
+    if int(unsigned.max()) >= bound:
+        bad = int(np.flatnonzero(unsigned >= bound)[0])
+        raise IndexFormatError(
+            f"{path}: entry {bad:,} is {int(positions[bad]):,}, outside the {bound:,} {what}: "
+            "the index is damaged; rebuild it"
+        )
+
+
+def _check_dense(path: Path, array: np.ndarray, shape: Sequence[int | None], kinds: str) -> None:
+    """``array`` has ``shape`` (None: any length there) and a native dtype of one of ``kinds``."""
+    if array.ndim != len(shape) or any(
+        n is not None and n != found for n, found in zip(shape, array.shape, strict=True)
+    ):
+        wanted = " x ".join("any" if n is None else f"{n:,}" for n in shape)
+        raise IndexFormatError(
+            f"{path}: shape {' x '.join(f'{n:,}' for n in array.shape) or 'scalar'} where the index needs "
+            f"{wanted}: the index is damaged; rebuild it"
+        )
+    if array.dtype.kind not in kinds or not array.dtype.isnative:
+        raise IndexFormatError(f"{path}: values of type {array.dtype}, not what the index holds; rebuild it")
 
 
 def _write_arrow(table: pa.Table, path: Path) -> None:
@@ -384,8 +461,8 @@ def is_index(path: str | Path) -> bool:
     if not manifest.is_file():
         return False
     try:
-        return json.loads(manifest.read_text(encoding="utf-8")).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
+        return _parse_manifest(manifest).get("format") == FORMAT
+    except (IndexFormatError, OSError, ValueError, AttributeError):
         return False
 
 
@@ -393,7 +470,7 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     """The manifest of the index at ``path``; IndexFormatError when missing, unreadable or another version."""
     file = Path(path) / MANIFEST
     try:
-        manifest = json.loads(file.read_text(encoding="utf-8"))
+        manifest = _parse_manifest(file)
     except FileNotFoundError:
         raise IndexFormatError(
             f"{file}: missing: {path} is not an index (build one with `paper-dashboard index`)"
@@ -408,7 +485,70 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
             f"{file}: index format {version!r}, but this paper-dashboard ({__version__}) reads format "
             f"{FORMAT_VERSION}: rebuild it with `paper-dashboard index ... --out {path}`"
         )
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise IndexFormatError(f"{file}: {problem}: the index is damaged; rebuild it")
     return manifest
+
+
+MAX_MANIFEST_BYTES = 16 << 20  # a manifest lists files and settings: kilobytes; more is not one of ours
+
+
+def _parse_manifest(file: Path) -> Any:
+    """The manifest's JSON, bounded in size and nesting so that a hostile one fails cleanly.
+
+    Python's JSON reader recurses once per level: 100,000 nested brackets raised RecursionError out
+    of the app, which is a clean error here.
+    """
+    with open(file, "rb") as handle:
+        raw = handle.read(MAX_MANIFEST_BYTES + 1)
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise IndexFormatError(
+            f"{file}: over {MAX_MANIFEST_BYTES >> 20} MB, not an index manifest; rebuild the index"
+        )
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise IndexFormatError(
+            f"{file}: nested too deeply, not an index manifest; rebuild the index"
+        ) from None
+
+
+def _is_count(value: Any) -> bool:
+    """A non-negative whole number (JSON's true and false are not counts)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _manifest_problem(manifest: Mapping[str, Any]) -> str | None:
+    """What is wrong with the manifest's structure (None: nothing): the opener trusts these fields."""
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        return "'files' is not a table of files"
+    for name, facts in files.items():
+        if not isinstance(facts, dict) or not _is_count(facts.get("bytes")):
+            return f"file {name!r} has no size in bytes"
+        if not isinstance(facts.get("sha256", ""), str):
+            return f"file {name!r} has a checksum that is not text"
+    for key in ("papers", "topics", "fit_papers"):
+        if not _is_count(manifest.get(key)):
+            return f"{key!r} is {manifest.get(key)!r}, not a count"
+    if not isinstance(manifest.get("taxonomy", ""), str):
+        return "'taxonomy' is not a name"
+    arrays = manifest.get("arrays")
+    if not isinstance(arrays, dict):
+        return "'arrays' is not a table of arrays"
+    for name in ("tfidf", "terms/1", "terms/2", "terms/3"):
+        if name not in arrays:
+            return f"the array {name!r} is not listed"
+    for name, facts in arrays.items():
+        shape = facts.get("shape") if isinstance(facts, dict) else None
+        if not (isinstance(shape, list) and len(shape) == 2 and all(map(_is_count, shape))):
+            return f"the array {name!r} has the shape {shape!r}, not two counts"
+        if name != "search" and shape[0] != manifest["papers"]:
+            return f"the array {name!r} has {shape[0]:,} rows for {manifest['papers']:,} papers"
+        if name == "search" and shape[1] != manifest["papers"]:
+            return f"the array 'search' has {shape[1]:,} columns for {manifest['papers']:,} papers"
+    return None
 
 
 def has_map(manifest: Mapping[str, Any]) -> bool:
@@ -430,11 +570,35 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def member(root: Path, name: str) -> Path:
+    """The file ``name`` of the manifest of the index at ``root``, which must stay inside the index.
+
+    A name that is absolute or climbs out (``..``) is refused before anything touches the file system,
+    so nothing outside is read and not even its size is said; a file that is a link to outside the
+    index is refused too. IndexFormatError otherwise.
+    """
+    manifest_file = root / MANIFEST
+    plain = isinstance(name, str) and name and "\x00" not in name
+    if not plain or Path(name).is_absolute() or ".." in Path(name).parts:
+        raise IndexFormatError(
+            f"{manifest_file}: lists {name!r}, outside the index: refused (rebuild the index)"
+        )
+    file = root / name
+    try:
+        inside = file.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of links
+        inside = False
+    if not inside:
+        raise IndexFormatError(f"{file}: a link to outside the index: refused (rebuild the index)")
+    return file
+
+
 def check_files(path: str | Path, manifest: Mapping[str, Any], *, verify: bool = False) -> None:
-    """Every file the manifest lists is there with its size (and, with ``verify``, its SHA-256)."""
+    """Every file the manifest lists is inside the index (`member`) and there with its size (and,
+    with ``verify``, its SHA-256)."""
     root = Path(path)
     for name, facts in manifest.get("files", {}).items():
-        file = root / name
+        file = member(root, name)
         if not file.is_file():
             raise IndexFormatError(f"{file}: missing from the index; rebuild it")
         size = file.stat().st_size
@@ -443,6 +607,8 @@ def check_files(path: str | Path, manifest: Mapping[str, Any], *, verify: bool =
                 f"{file}: {size:,} bytes where the manifest says {facts.get('bytes'):,}: "
                 "the index is damaged; rebuild it"
             )
+        if verify and not facts.get("sha256"):
+            raise IndexFormatError(f"{file}: the manifest has no checksum to verify it by; rebuild the index")
         if verify and _file_sha256(file) != facts.get("sha256"):
             raise IndexFormatError(f"{file}: content differs from the manifest's checksum; rebuild the index")
 
@@ -510,8 +676,17 @@ class PaperIndex:
         if ngram not in self._term_counts:
             facts = self.manifest["arrays"][f"terms/{ngram}"]
             directory = self.path / "terms" / str(ngram)
-            counts = _load_csr(directory, facts["shape"])
-            terms = _read_arrow(directory / "terms.arrow").column("term").to_numpy().astype(object)
+            names = ("data.npy", "indices.npy", "indptr.npy", "terms.arrow")
+            _listed(self.path, self.manifest, [f"terms/{ngram}/{name}" for name in names])
+            terms = _read_table(
+                directory / "terms.arrow", lambda p: _read_arrow(p).column("term").to_numpy().astype(object)
+            )
+            if len(terms) != facts["shape"][1]:
+                raise IndexFormatError(
+                    f"{directory / 'terms.arrow'}: {len(terms):,} terms for {facts['shape'][1]:,} columns: "
+                    "the index is damaged; rebuild it"
+                )
+            counts = _load_csr(directory, facts["shape"], "iu")
             self._term_counts[ngram] = TermCounts(terms, counts, ngram, False)
         return self._term_counts[ngram]
 
@@ -557,63 +732,149 @@ def _read_report(path: Path | str, text: str | None = None) -> corpus.LoadReport
                 for entry in files
             ]
         )
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+
+
+# The files `open_index` reads: each must be listed in the manifest (so its size is checked and it is
+# inside the index). The others are optional, or read later (`PaperIndex.term_counts`, `refit`).
+OPENED_FILES = (
+    "papers.arrow",
+    "topics.parquet",
+    "report.json",
+    "taxonomy.toml",
+    "tfidf/data.npy",
+    "tfidf/indices.npy",
+    "tfidf/indptr.npy",
+    "tfidf/terms.parquet",
+    "lsa.npy",
+    "embedding.npy",
+    "search/words.arrow",
+    "search/indptr.npy",
+    "search/indices.npy",
+    "search/odd_rows.npy",
+)
+
+
+def _listed(root: Path, manifest: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Each of ``names`` is listed in the manifest (and so was checked by `check_files`)."""
+    for name in names:
+        if name not in manifest["files"]:
+            raise IndexFormatError(
+                f"{root / MANIFEST}: does not list {name}, which the index needs: "
+                "the index is damaged; rebuild it"
+            )
+
+
+def _rows(path: Path, n_papers: int, kinds: str = "f") -> np.ndarray:
+    """The per-paper array at ``path`` (one row per paper, two dimensions), memory-mapped and checked."""
+    array = _load_npy(path)
+    _check_dense(path, array, (n_papers, array.shape[1] if array.ndim == 2 else -1), kinds)
+    return array
+
+
+def _read_table(path: Path, read: Callable[[Path], T]) -> T:
+    """``read(path)`` with what any reader of a damaged file raises turned into IndexFormatError."""
+    try:
+        return read(path)
+    except IndexFormatError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, IndexError, pa.ArrowException) as error:
         raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
 
 
 def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
     """Open the index at ``path`` (memory-mapped: seconds whatever its size).
 
-    Raises IndexFormatError naming the file when the index is of another format version, or a file is
-    missing, truncated or (with ``verify``) altered.
+    Raises IndexFormatError naming the file when the index is of another format version, a file is
+    missing, truncated, outside the index or (with ``verify``) altered, or an array's structure is
+    unsound (positions out of range, pointers that decrease, shapes that disagree): its arrays are
+    checked in one pass each at open (`check_sparse`), not hashed, so a damaged file is refused
+    whether or not ``verify`` is asked, and an index whose manifest has no checksums opens too.
     """
     root = Path(path)
     manifest = read_manifest(root)
     check_files(root, manifest, verify=verify)
+    _listed(root, manifest, OPENED_FILES)
+    n_papers = int(manifest["papers"])
     try:
         papers = arrow_to_table(_read_arrow(root / "papers.arrow"))
-    except (pa.ArrowInvalid, ValueError, KeyError) as error:
+    except (pa.ArrowException, ValueError, KeyError, TypeError, IndexError) as error:
         raise IndexFormatError(
             f"{root / 'papers.arrow'}: cannot be read ({error}); rebuild the index"
         ) from None
+    if len(papers) != n_papers or "id" not in papers.columns:
+        raise IndexFormatError(
+            f"{root / 'papers.arrow'}: {len(papers):,} papers where the manifest says {n_papers:,}: "
+            "the index is damaged; rebuild it"
+        )
     arrays = manifest["arrays"]
-    tfidf = _load_csr(root / "tfidf", arrays["tfidf"]["shape"])
-    terms = pq.read_table(root / "tfidf" / "terms.parquet")
-    topics = _read_topics(root / "topics.parquet")
-    taxonomy = parse_taxonomy((root / "taxonomy.toml").read_text(encoding="utf-8"), manifest["taxonomy"])
+    terms = _read_table(root / "tfidf" / "terms.parquet", pq.read_table)
+    term_names = _read_table(root / "tfidf" / "terms.parquet", lambda _: terms.column("term").to_numpy())
+    idf = _read_table(root / "tfidf" / "terms.parquet", lambda _: terms.column("idf").to_numpy())
+    tfidf_shape = arrays["tfidf"]["shape"]
+    if tfidf_shape[1] != len(term_names):
+        raise IndexFormatError(
+            f"{root / 'tfidf' / 'terms.parquet'}: {len(term_names):,} terms for {tfidf_shape[1]:,} "
+            "TF-IDF columns: the index is damaged; rebuild it"
+        )
+    tfidf = _load_csr(root / "tfidf", tfidf_shape)
+    topics = _read_table(root / "topics.parquet", _read_topics)
+    taxonomy_file = root / "taxonomy.toml"
+    try:
+        taxonomy = parse_taxonomy(taxonomy_file.read_text(encoding="utf-8"), manifest["taxonomy"])
+    except (OSError, ValueError, TaxonomyError) as error:
+        raise IndexFormatError(f"{taxonomy_file}: cannot be read ({error}); rebuild the index") from None
     model = StoredModel(
         tfidf_=tfidf,
-        lsa_=_load_npy(root / "lsa.npy"),
-        embedding_=_load_npy(root / "embedding.npy"),
-        terms_=terms.column("term").to_numpy().astype(object),
-        idf_=terms.column("idf").to_numpy(),
+        lsa_=_rows(root / "lsa.npy", n_papers),
+        embedding_=_rows(root / "embedding.npy", n_papers),
+        terms_=term_names.astype(object),
+        idf_=idf,
         n_topics_=int(manifest["topics"]),
         topic_labels_=[str(label) for label in topics.loc[topics["topic"] != OUTLIER_TOPIC, "label"]],
-        semantic_=_load_npy(root / "semantic.npy") if "semantic.npy" in manifest["files"] else None,
+        semantic_=_rows(root / "semantic.npy", n_papers) if "semantic.npy" in manifest["files"] else None,
     )
     positions = _Positions(papers["id"])
     analysis = Analysis(papers, topics, model, taxonomy, positions)  # type: ignore[arg-type]
+    words = _open_words(root, manifest, papers)
+    facets = read_facets(root) if "facets.json" in manifest["files"] else None
+    return PaperIndex(root, manifest, papers, _read_report(root / "report.json"), analysis, words, facets)
+
+
+def _open_words(root: Path, manifest: Mapping[str, Any], papers: pd.DataFrame) -> WordIndex:
+    """The index's search (`dashboard.wordindex`), its posting lists checked (`check_sparse`)."""
     search = root / "search"
+    n_papers = len(papers)
     # The columns `search_text` reads (authors where the corpus has them), so phrase checks see them too.
     columns = [c for c in ("title", "abstract_clean", "method_names", "authors") if c in papers.columns]
 
     def texts_of(rows: np.ndarray) -> pd.Series:
         return search_text(papers.iloc[rows][columns])
 
+    vocabulary = _read_table(search / "words.arrow", lambda p: _read_arrow(p).column("word").combine_chunks())
+    indptr, indices = _load_npy(search / "indptr.npy"), _load_npy(search / "indices.npy")
+    check_sparse(search / "indptr.npy", indptr, search / "indices.npy", indices, len(vocabulary), n_papers)
+    odd_rows = np.asarray(_load_npy(search / "odd_rows.npy"))
+    _check_dense(search / "odd_rows.npy", odd_rows, (None,), "i")
+    _check_positions(search / "odd_rows.npy", odd_rows, n_papers, "papers")
     # Term frequencies and lengths (for BM25) are absent from an index built before them.
     ranked = all(f"search/{name}.npy" in manifest["files"] for name in ("tf", "lengths"))
-    words = WordIndex(
-        words=_read_arrow(search / "words.arrow").column("word").combine_chunks(),
-        indptr=_load_npy(search / "indptr.npy"),
-        indices=_load_npy(search / "indices.npy"),
-        odd_rows=np.asarray(_load_npy(search / "odd_rows.npy")),
-        n_papers=len(papers),
+    tf = lengths = None
+    if ranked:
+        tf, lengths = _load_npy(search / "tf.npy"), np.asarray(_load_npy(search / "lengths.npy"))
+        _check_dense(search / "tf.npy", tf, (len(indices),), "u")
+        _check_dense(search / "lengths.npy", lengths, (n_papers,), "f")
+    return WordIndex(
+        words=vocabulary,
+        indptr=indptr,
+        indices=indices,
+        odd_rows=odd_rows,
+        n_papers=n_papers,
         texts_of=texts_of,
-        tf=_load_npy(search / "tf.npy") if ranked else None,
-        lengths=np.asarray(_load_npy(search / "lengths.npy")) if ranked else None,
+        tf=tf,
+        lengths=lengths,
     )
-    facets = read_facets(root) if "facets.json" in manifest["files"] else None
-    return PaperIndex(root, manifest, papers, _read_report(root / "report.json"), analysis, words, facets)
 
 
 # ------------------------------------------------------------------------------------------ building
@@ -1437,17 +1698,42 @@ def read_tree(opened: PaperIndex) -> TopicTree | None:
     if TREE_FILE not in opened.manifest["files"]:
         return None
     path = opened.path / TREE_FILE
+    terms = np.asarray(opened.analysis.model.terms_, dtype=object)
     try:
         with np.load(path, allow_pickle=False) as stored:
-            return TopicTree(
+            tree = TopicTree(
                 linkage=stored["linkage"],
                 mass=stored["mass"].astype(np.float64),
                 sizes=stored["sizes"],
                 centroids=stored["centroids"].astype(np.float64),
-                terms=np.asarray(opened.analysis.model.terms_, dtype=object),
+                terms=terms,
             )
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, TypeError) as error:
         raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+    problem = _tree_problem(tree, len(terms))
+    if problem:
+        raise IndexFormatError(f"{path}: {problem}: the index is damaged; rebuild it")
+    return tree
+
+
+def _tree_problem(tree: TopicTree, n_terms: int) -> str | None:
+    """What is unsound in a stored topic tree (None: nothing): its parts must agree on the number of
+    topics, and each merge must join two groups that exist by then (SciPy's linkage format)."""
+    n = len(tree.sizes)
+    if tree.sizes.ndim != 1 or tree.sizes.dtype.kind not in "iu":
+        return "the topic sizes are not one count per topic"
+    if tree.mass.shape != (n, n_terms):
+        return f"term mass of shape {tree.mass.shape} for {n} topics and {n_terms:,} terms"
+    if tree.centroids.ndim != 2 or len(tree.centroids) != n:
+        return f"{len(tree.centroids)} centroids for {n} topics"
+    if tree.linkage.shape != (max(n - 1, 0), 4) or tree.linkage.dtype.kind != "f":
+        return f"a linkage of shape {tree.linkage.shape} for {n} topics"
+    if len(tree.linkage):
+        children = tree.linkage[:, :2]
+        step = np.arange(len(tree.linkage))[:, None]
+        if not (np.isfinite(children).all() and (children >= 0).all() and (children < n + step).all()):
+            return "a merge of groups that do not exist"
+    return None
 
 
 def _write_facets(facets: Mapping[str, Mapping[Any, int]], path: Path) -> None:
@@ -1468,14 +1754,14 @@ def read_facets(path: str | Path) -> dict[str, pd.Series]:
     file = Path(path) / "facets.json"
     try:
         stored = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+        facets = {}
+        for key, pairs in stored.items():
+            values = [value for value, _ in pairs]
+            dtype = {"topic": "int64", "year": "Int64"}.get(key, "str")
+            index = pd.Index(values, name=key, dtype=dtype)
+            facets[key] = pd.Series([n for _, n in pairs], index=index, name="papers", dtype="int64")
+    except (OSError, ValueError, TypeError, AttributeError, OverflowError, RecursionError) as error:
         raise IndexFormatError(f"{file}: cannot be read ({error}); rebuild the index") from None
-    facets = {}
-    for key, pairs in stored.items():
-        values = [value for value, _ in pairs]
-        dtype = {"topic": "int64", "year": "Int64"}.get(key, "str")
-        index = pd.Index(values, name=key, dtype=dtype)
-        facets[key] = pd.Series([n for _, n in pairs], index=index, name="papers", dtype="int64")
     return facets
 
 
@@ -1580,7 +1866,10 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
             random_state=settings["random_state"],
             coordinates=kept,
         )
+    _listed(opened.path, opened.manifest, ["fit_rows.npy", "area_scores.npy"])
     fit_rows = np.asarray(_load_npy(opened.path / "fit_rows.npy"))
+    _check_dense(opened.path / "fit_rows.npy", fit_rows, (None,), "i")
+    _check_positions(opened.path / "fit_rows.npy", fit_rows, len(papers), "papers")
     sample = papers.iloc[fit_rows]
     model = TopicModel(
         n_topics=n_topics, method="kmeans", random_state=settings["random_state"], taxonomy=taxonomy
@@ -1592,7 +1881,7 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
             "the refitted vocabulary differs from the index's: rebuild the index with --topics"
         )
     transform = indexing.TopicTransform.from_model(model)
-    scores = _load_npy(opened.path / "area_scores.npy")
+    scores = _rows(opened.path / "area_scores.npy", len(papers))
     n_papers = len(papers)
     embedding = np.zeros((n_papers, model.embedding_.shape[1]), dtype=np.float32)
     doc_topic = np.zeros((n_papers, model.doc_topic_.shape[1]), dtype=np.float64)

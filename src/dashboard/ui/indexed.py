@@ -94,7 +94,7 @@ def analysis(digest: str, n_topics: int | str) -> Analysis | None:
         return None
     if n_topics == "auto" or int(n_topics) == int(index.manifest["topics"]):
         return index.analysis
-    return paper_index.refit(index, int(n_topics))
+    return _stored(digest, lambda opened: paper_index.refit(opened, int(n_topics)), "fitting the papers")
 
 
 def facets(digest: str, model: str) -> dict[str, pd.Series] | None:
@@ -145,10 +145,9 @@ def mask(digest: str, selection: filters.Filters, papers: pd.DataFrame) -> pd.Se
 
 def term_counts(digest: str, ngram: int, keep_stop_words: bool) -> terms.TermCounts | None:
     """The index's precomputed term counts (stop words removed); None when it has not got them."""
-    index = opened(digest)
-    if index is None or keep_stop_words:
+    if keep_stop_words:
         return None
-    return index.term_counts(ngram)
+    return _stored(digest, lambda index: index.term_counts(ngram), "counting the terms")
 
 
 def search_mask(digest: str, q: str) -> np.ndarray | None:
