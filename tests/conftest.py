@@ -19,9 +19,9 @@ def _no_real_repository_checks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     temporary file and every API base a closed local port, unless a test points them elsewhere."""
     cache = tmp_path / "repository-cache" / "repositories.sqlite"
     monkeypatch.setenv("PAPER_DASHBOARD_CACHE", str(cache))
-    for variable in ("GITHUB_API_URL", "GITLAB_API_URL", "HF_ENDPOINT"):
+    for variable in ("GITHUB_API_URL", "GITLAB_API_URL", "HF_ENDPOINT", "CODEBERG_API_URL"):
         monkeypatch.setenv(variable, "http://127.0.0.1:9")
-    for variable in ("GITHUB_TOKEN", "GITLAB_TOKEN", "HF_TOKEN"):
+    for variable in ("GITHUB_TOKEN", "GITLAB_TOKEN", "HF_TOKEN", "CODEBERG_TOKEN"):
         monkeypatch.delenv(variable, raising=False)
 
 

@@ -1,7 +1,9 @@
-"""A real HTTP server (threaded, on a free port) that plays the GitHub, GitLab and Hugging Face APIs.
+"""A real HTTP server (threaded, on a free port) that plays the GitHub, GitLab, Hugging Face and
+Codeberg (Forgejo/Gitea API v1) APIs.
 
-One server, three API bases under it: ``/github`` (GitHub Enterprise keeps its API under a path too,
-``/api/v3``), ``/gitlab`` and ``/hf``. Answers follow the documented shapes and status codes:
+One server, four API bases under it: ``/github`` (GitHub Enterprise keeps its API under a path too,
+``/api/v3``), ``/gitlab``, ``/hf`` and ``/codeberg/api/v1``. Answers follow the documented shapes and
+status codes:
 
 - GitHub REST: ``GET /repos/{owner}/{repo}`` (``full_name``, ``stargazers_count``, ``size``,
   ``archived``, ``license.spdx_id``, ``created_at``, ``pushed_at``, ...), a renamed repository
@@ -16,6 +18,12 @@ One server, three API bases under it: ``/github`` (GitHub Enterprise keeps its A
 - Hugging Face: ``GET /api/{models,datasets,spaces}/{id}`` (``id``, ``likes``, ``siblings``,
   ``cardData``, ``lastModified``, ``disabled``), ``401`` for a missing repository,
   ``/{id}/resolve/main/README.md`` for the card.
+- Codeberg (Forgejo/Gitea API v1): ``GET /repos/{owner}/{repo}`` (``full_name``, ``empty``,
+  ``archived``, ``stars_count``, ``created_at``, ``updated_at``, ``default_branch``, ``mirror``,
+  ``original_url``, ...); a renamed repository answers ``307`` to its new name (what Gitea's
+  ``RedirectToRepo`` does); ``/contents?ref=BRANCH`` lists the top level (``type`` ``file`` or ``dir``)
+  and ``/contents/{file}?ref=BRANCH`` gives a file as base64 ``content``; errors are
+  ``{"message": ..., "url": ...}``.
 
 `World` holds the repositories; tests add what they need, ``auto=True`` makes one up for any name
 (the benchmark's 5,000 repositories). ``world.requests`` logs what arrived (raw path, headers).
@@ -59,6 +67,7 @@ class FakeRepo:
     raw: tuple[int, dict[str, str], bytes] | None = None  # answered as is: status, headers, body
     trickle: float = 0.0  # seconds between the bytes of the answer (a server that never times out a read)
     trickle_headers: bool = False  # trickle from the status line on, not only the body
+    mirror_of: str = ""  # Codeberg: a pull mirror of this URL (``mirror``, ``original_url``)
 
 
 @dataclass
@@ -79,6 +88,7 @@ class World:
         self.github: dict[str, FakeRepo] = {}
         self.gitlab: dict[str, FakeRepo] = {}
         self.hub: dict[tuple[str, str], FakeRepo] = {}
+        self.codeberg: dict[str, FakeRepo] = {}
         self.by_id: dict[int, FakeRepo] = {}
         self.budget: int | None = None  # GitHub requests left before a 403 rate limit; None: no limit
         self.reset_in = 3600
@@ -109,6 +119,13 @@ class World:
     def add_hub(self, kind: str, repo: FakeRepo) -> FakeRepo:
         """Serve ``repo`` on the Hub as a ``model``, ``dataset`` or ``space``."""
         self.hub[(kind, repo.name.lower())] = repo
+        return repo
+
+    def add_codeberg(self, repo: FakeRepo) -> FakeRepo:
+        """Serve ``repo`` on the Codeberg (Forgejo) API."""
+        self._next_id += 1
+        repo.repo_id = self._next_id
+        self.codeberg[repo.name.lower()] = repo
         return repo
 
     def made_up(self, name: str) -> FakeRepo:
@@ -284,7 +301,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(403, {"message": "You have exceeded a secondary rate limit."}, api,
                        extra={"Retry-After": self.world.retry_after_always})  # fmt: skip
             return
-        handler = {"github": self._github, "gitlab": self._gitlab, "hf": self._hub}.get(api)
+        handler = {"github": self._github, "gitlab": self._gitlab, "hf": self._hub,
+                   "codeberg": self._codeberg}.get(api)  # fmt: skip
         if handler is None:
             self._json(404, {"message": "Not Found"}, "")
             return
@@ -458,6 +476,57 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._json(404, {"error": "Not Found"}, api)
 
+    # ------------------------------------------------------------------ Codeberg (Forgejo/Gitea API v1)
+
+    def _codeberg(self, parts: list[str], query: str) -> None:
+        api = "codeberg"
+        docs = "https://codeberg.org/api/swagger"
+        if len(parts) < 5 or parts[:3] != ["api", "v1", "repos"]:
+            self._json(404, {"message": "The target couldn't be found.", "url": docs, "errors": []}, api)
+            return
+        owner, name, rest = parts[3], parts[4], parts[5:]
+        repo = self.world.codeberg.get(f"{owner}/{name}".lower())
+        if repo is None:
+            self._json(404, {"message": "The target couldn't be found.", "url": docs, "errors": []}, api)
+            return
+        if repo.moved_to:  # Gitea's RedirectToRepo: the same path and query under the new name
+            location = "/codeberg/api/v1/repos/" + "/".join([*repo.moved_to.split("/"), *rest])
+            location += ("?" + query) if query else ""
+            self._send(307, b"", extra={"Location": location}, api=api)
+            return
+        if not rest:
+            if self._special(repo, api, "codeberg:" + repo.name):
+                return
+            self._json(200, {
+                "id": repo.repo_id, "owner": {"id": 1, "login": repo.name.split("/")[0]},
+                "name": repo.name.split("/")[1], "full_name": repo.name, "description": "A method",
+                "empty": not repo.files, "private": False, "fork": False, "template": False,
+                "mirror": bool(repo.mirror_of), "original_url": repo.mirror_of, "size": repo.size,
+                "html_url": f"https://codeberg.org/{repo.name}", "stars_count": repo.stars,
+                "forks_count": 0, "watchers_count": 1, "open_issues_count": 0,
+                "default_branch": "trunk", "archived": repo.archived, "created_at": repo.created,
+                "updated_at": repo.pushed, "has_issues": True,
+            }, api)  # fmt: skip
+            return
+        if rest[0] != "contents" or "ref=trunk" not in query.split("&"):
+            self._json(404, {"message": "The target couldn't be found.", "url": docs, "errors": []}, api)
+            return
+        if len(rest) == 1:
+            items = [
+                {"name": f.rstrip("/"), "path": f.rstrip("/"), "sha": "0" * 40, "size": 0,
+                 "type": "dir" if f.endswith("/") else "file", "encoding": None, "content": None}
+                for f in repo.files or []
+            ]  # fmt: skip
+            self._json(200, items, api)
+            return
+        if len(rest) == 2 and repo.readme is not None and rest[1] in (repo.files or []):
+            self._json(200, {
+                "name": rest[1], "path": rest[1], "sha": "0" * 40, "type": "file", "size": len(repo.readme),
+                "encoding": "base64", "content": base64.b64encode(repo.readme.encode()).decode(),
+            }, api)  # fmt: skip
+            return
+        self._json(404, {"message": "object does not exist", "url": docs, "errors": []}, api)
+
 
 @contextlib.contextmanager
 def serving(world: World) -> Iterator[dict[str, str]]:
@@ -473,6 +542,7 @@ def serving(world: World) -> Iterator[dict[str, str]]:
             "GITHUB_API_URL": f"{base}/github",
             "GITLAB_API_URL": f"{base}/gitlab",
             "HF_ENDPOINT": f"{base}/hf",
+            "CODEBERG_API_URL": f"{base}/codeberg/api/v1",
         }
     finally:
         server.shutdown()

@@ -12,35 +12,19 @@ transaction), so a stopped or killed run keeps everything it learned and the nex
 
 from __future__ import annotations
 
-import base64
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
-from typing import Any
-from urllib.parse import quote
+from dataclasses import dataclass, field
 
-from dashboard.repocheck import states
-from dashboard.repocheck.client import (
-    GITHUB,
-    GITLAB,
-    HUGGINGFACE,
-    BudgetSpent,
-    CheckError,
-    Client,
-    RateLimited,
-    Stopped,
-    api_path,
-)
+from dashboard.repocheck.client import BudgetSpent, CheckError, Client, RateLimited, Stopped
+from dashboard.repocheck.hosts import Host, host_of
+from dashboard.repocheck.hosts.base import Trim
 from dashboard.repocheck.states import Facts, Malformed
 from dashboard.repocheck.store import DEFAULT_MAX_AGE_DAYS, Store, Stored, row_problem
-from dashboard.repocheck.targets import GITHUB as GITHUB_HOST
-from dashboard.repocheck.targets import GITLAB as GITLAB_HOST
 from dashboard.repocheck.targets import Target
 
-API_OF = {GITHUB_HOST: GITHUB, GITLAB_HOST: GITLAB}
 Progress = Callable[[int, int, "Target | None", "Facts | None"], None]
 
 
@@ -161,8 +145,10 @@ class Checker:
             )
         return summary
 
-    def _api(self, target: Target) -> str:
-        return API_OF.get(target.host, HUGGINGFACE)
+    @staticmethod
+    def _api(target: Target) -> str:
+        host = host_of(target.host)
+        return host.api if host is not None else "unsupported:" + target.host
 
     # ------------------------------------------------------------------ one repository
 
@@ -174,13 +160,11 @@ class Checker:
         """
         answer = _Answer()
         moved_to = self._moved_to(target)
+        host = host_of(target.host)
         try:
-            if target.host == GITHUB_HOST:
-                facts = self._github(target, answer, moved_to)
-            elif target.host == GITLAB_HOST:
-                facts = self._gitlab(target, answer, moved_to)
-            else:
-                facts = self._hub(target, answer, moved_to)
+            if host is None:  # never sent down another host's path
+                raise CheckError(f"unsupported host {target.host[:80]!r}")
+            facts = host.check(self._asker(host, answer), target.repo, moved_to)
         except (CheckError, Malformed) as error:
             facts = Facts("error", detail=str(error))
         except (RateLimited, BudgetSpent, Stopped):
@@ -217,199 +201,24 @@ class Checker:
             return str(previous["moved_to"].iat[0])
         return ""
 
-    def _get(
-        self, answer: _Answer, api: str, path: str, trim: Callable[[bytes], bytes], query: str = ""
-    ) -> tuple[int, bytes, str]:
-        """(status, body, final path): conditional when the path was answered before; 304 reuses the body."""
-        stored = self.store.response(api, path)
-        reply = self.client.get(api, path, etag=stored.etag if stored else "", query=query)
-        if reply.status == 304:
-            if stored is None:
-                raise CheckError("HTTP 304 to a request that was not conditional")
-            return stored.status, stored.body, path
-        body = reply.body
-        if reply.status == 200:
-            body = trim(body)
-            if reply.etag:
-                answer.responses.append((api, path, Stored(reply.etag, 200, body)))
-        return reply.status, body, reply.path
+    def _asker(self, host: Host, answer: _Answer) -> Callable[[str, Trim, str], tuple[int, bytes, str]]:
+        """The host's ``ask``: a GET of its API, conditional when the path was answered before."""
 
-    def _github(self, target: Target, answer: _Answer, moved_to: str) -> Facts:
-        asked = moved_to or target.name
-        owner, name = asked.split("/", 1)
-        status, body, _ = self._get(answer, GITHUB, api_path("repos", owner, name), _trim_github_repo)
-        early = states.from_status(status, GITHUB, states.message_of(body))
-        if early is not None:
-            return early
-        facts, list_top = states.github_repository(states.parse_json(body, dict), asked)
-        if moved_to and facts.state != "moved":
-            return replace(facts, state="moved", moved_to=moved_to)
-        if not list_top:
-            return facts
-        status, body, _ = self._get(
-            answer, GITHUB, api_path("repos", owner, name, "contents", ""), _trim_listing
-        )
-        if status == 404:
-            return facts.with_state("empty")  # "This repository is empty."
-        early = states.from_status(status, GITHUB, states.message_of(body))
-        if early is not None:
-            return early
-        entries = states.github_contents(states.parse_json(body, list))
-        return self._from_top_level(facts, entries, lambda: self._github_readme(answer, owner, name))
+        def ask(path: str, trim: Trim, query: str) -> tuple[int, bytes, str]:
+            stored = self.store.response(host.api, path)
+            reply = self.client.get(host.api, path, etag=stored.etag if stored else "", query=query)
+            if reply.status == 304:
+                if stored is None:
+                    raise CheckError("HTTP 304 to a request that was not conditional")
+                return stored.status, stored.body, path
+            body = reply.body
+            if reply.status == 200:
+                body = trim(body)
+                if reply.etag:
+                    answer.responses.append((host.api, path, Stored(reply.etag, 200, body)))
+            return reply.status, body, reply.path
 
-    def _github_readme(self, answer: _Answer, owner: str, name: str) -> str | None:
-        status, body, _ = self._get(answer, GITHUB, api_path("repos", owner, name, "readme"), _trim_readme)
-        if status != 200:
-            return None
-        return states.github_readme(states.parse_json(body, dict))
-
-    def _gitlab(self, target: Target, answer: _Answer, moved_to: str) -> Facts:
-        asked = moved_to or target.name
-        project = api_path("api", "v4", "projects", asked)
-        status, body, final = self._get(answer, GITLAB, project, _trim_gitlab_project, query="license=true")
-        early = states.from_status(status, GITLAB, states.message_of(body))
-        if early is not None:
-            return early
-        data = states.parse_json(body, dict)
-        facts, list_top = states.gitlab_project(data, asked)
-        if moved_to and facts.state != "moved":
-            return replace(facts, state="moved", moved_to=moved_to)
-        if not list_top:
-            return facts
-        status, body, _ = self._get(answer, GITLAB, project + "/repository/tree", _trim_listing)
-        if status == 404:
-            return facts.with_state("empty")
-        early = states.from_status(status, GITLAB, states.message_of(body))
-        if early is not None:
-            return early
-        entries = states.gitlab_tree(states.parse_json(body, list))
-        branch = data.get("default_branch") if isinstance(data.get("default_branch"), str) else "main"
-
-        def readme() -> str | None:
-            file_name = states.readme_name(entries)
-            if not file_name:
-                return None
-            path = project + api_path("repository", "files", file_name, "raw")
-            status, text, _ = self._get(
-                answer, GITLAB, path, _trim_text, query="ref=" + quote(branch, safe="")
-            )
-            return text.decode("utf-8", "replace") if status == 200 else None
-
-        return self._from_top_level(facts, entries, readme)
-
-    def _hub(self, target: Target, answer: _Answer, moved_to: str) -> Facts:
-        kind = target.kind
-        asked = moved_to or target.name
-        owner, name = asked.split("/", 1)
-        status, body, _ = self._get(answer, HUGGINGFACE, api_path("api", kind + "s", owner, name), _trim_hub)
-        early = states.from_status(status, HUGGINGFACE, states.message_of(body))
-        if early is not None:
-            return early
-        facts, names = states.hub_repository(states.parse_json(body, dict), asked)
-        if moved_to and facts.state != "moved":
-            return replace(facts, state="moved", moved_to=moved_to)
-        if facts.state != "live":
-            return facts
-        entries = states.hub_entries(names)
-        prefix = () if kind == "model" else (kind + "s",)
-
-        def readme() -> str | None:
-            file_name = states.readme_name(entries)
-            if not file_name:
-                return None
-            path = api_path(*prefix, owner, name, "resolve", "main", file_name)
-            status, text, _ = self._get(answer, HUGGINGFACE, path, _trim_text)
-            return text.decode("utf-8", "replace") if status == 200 else None
-
-        return self._from_top_level(facts, entries, readme)
-
-    @staticmethod
-    def _from_top_level(
-        facts: Facts, entries: list[tuple[str, bool]], readme: Callable[[], str | None]
-    ) -> Facts:
-        kind = states.top_level(entries)
-        if kind == "empty":
-            return facts.with_state("empty")
-        if kind == "code":
-            return facts
-        text = readme()
-        return facts.with_state("readme_only" if text is None else states.readme_state(text))
-
-
-# ---------------------------------------------------------------------- what is kept of each answer
-# Only the fields a state is decided from: a 304 reuses these, and the cache stays small.
-
-
-def _json_subset(body: bytes, fields: Sequence[str]) -> bytes:
-    try:
-        value = states.json_value(body)
-    except Malformed:
-        return body  # kept as is: parsing it again gives the same "malformed" answer
-    if not isinstance(value, dict):
-        return body
-    return json.dumps({k: value[k] for k in fields if k in value}, separators=(",", ":")).encode()
-
-
-def _trim_github_repo(body: bytes) -> bytes:
-    fields = ("full_name", "stargazers_count", "forks_count", "size", "archived", "fork", "license",
-              "created_at", "pushed_at", "default_branch", "description")  # fmt: skip
-    return _json_subset(body, fields)
-
-
-def _trim_gitlab_project(body: bytes) -> bytes:
-    fields = ("path_with_namespace", "star_count", "forks_count", "archived", "empty_repo", "license",
-              "created_at", "last_activity_at", "default_branch", "description")  # fmt: skip
-    return _json_subset(body, fields)
-
-
-def _trim_hub(body: bytes) -> bytes:
-    try:
-        value: Any = states.json_value(body)
-    except Malformed:
-        return body
-    if not isinstance(value, dict):
-        return body
-    kept = {k: value[k] for k in ("id", "modelId", "likes", "createdAt", "lastModified", "disabled", "tags")
-            if k in value}  # fmt: skip
-    if isinstance(value.get("cardData"), dict):
-        kept["cardData"] = {"license": value["cardData"].get("license")}
-    if isinstance(value.get("siblings"), list):
-        top: dict[str, None] = {}
-        for sibling in value["siblings"]:
-            name = sibling.get("rfilename") if isinstance(sibling, dict) else None
-            if isinstance(name, str):
-                first, slash, _ = name.partition("/")
-                top[first + ("/x" if slash else "")] = None  # "/x": a folder, as `hub_entries` reads it
-        kept["siblings"] = [{"rfilename": name} for name in top]
-    return json.dumps(kept, separators=(",", ":")).encode()
-
-
-def _trim_listing(body: bytes) -> bytes:
-    try:
-        value = states.json_value(body)
-    except Malformed:
-        return body
-    if not isinstance(value, list):
-        return body
-    return json.dumps(
-        [{"name": i.get("name"), "type": i.get("type")} if isinstance(i, dict) else i for i in value],
-        separators=(",", ":"),
-    ).encode()
-
-
-def _trim_readme(body: bytes) -> bytes:
-    try:
-        value = states.json_value(body)
-        text = states.github_readme(value) if isinstance(value, dict) else None
-    except Malformed:
-        return body
-    if text is None:
-        return body
-    return json.dumps({"encoding": "base64", "content": base64.b64encode(text.encode()).decode()}).encode()
-
-
-def _trim_text(body: bytes) -> bytes:
-    return body[: states.README_CHARS * 4]
+        return ask
 
 
 def _when(epoch: float) -> str:

@@ -1,8 +1,8 @@
 """``paper-dashboard check-code PATH... [--cache FILE] [--max-age DAYS] [--max-requests N] [--out FILE]``.
 
-Checks every repository the corpus links to (GitHub, GitLab, Hugging Face), keeping the answers in
-the cache, with a progress bar on a terminal and a summary of states at the end. ``--out`` writes
-one row per repository (``repo_url, host, repo, state, stars, license, created_at, pushed_at,
+Checks every repository the corpus links to (every host in `dashboard.repocheck.hosts`), keeping
+the answers in the cache, with a progress bar on a terminal and a summary of states at the end.
+``--out`` writes one row per repository (``repo_url, host, repo, state, stars, license, created_at, pushed_at,
 checked_at, moved_to, detail``) as CSV, JSONL or Parquet by extension. ``--offline`` (or
 ``PAPER_DASHBOARD_REPOCHECK=off``) asks nothing and reports what the cache knows.
 
@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from dashboard.repocheck import hosts
 from dashboard.repocheck.checker import Checker, Summary
 from dashboard.repocheck.client import RUN_DEADLINE_VARIABLE, Client, Settings, seconds
 from dashboard.repocheck.columns import checking_enabled, skipped_message
@@ -86,9 +87,10 @@ def add_check_code_command(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "check-code",
         help="check that the repositories papers link to exist and hold code (cached)",
-        description="Ask GitHub, GitLab and Hugging Face about every repository the papers link to and "
-        "keep the answers in a SQLite cache. API bases come from GITHUB_API_URL, GITLAB_API_URL and "
-        "HF_ENDPOINT; a GITHUB_TOKEN raises GitHub's limit from 60 to 5,000 requests an hour.",
+        description=f"Ask {hosts.labels()} about every repository the papers link to and keep the answers "
+        f"in a SQLite cache. API bases come from {', '.join(h.base_variable for h in hosts.HOSTS.values())}; "
+        f"tokens from {', '.join(h.token_variable for h in hosts.HOSTS.values())} (a GITHUB_TOKEN raises "
+        "GitHub's limit from 60 to 5,000 requests an hour).",
     )
     add_input_arguments(parser)
     add = parser.add_argument

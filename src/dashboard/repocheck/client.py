@@ -7,11 +7,10 @@ and URL-encoded path segments (`api_path`), never from a URL found in an abstrac
     >>> api_path("repos", "a b", "c%2F..")
     '/repos/a%20b/c%252F..'
 
-Bases come from the environment: ``GITHUB_API_URL`` (default ``https://api.github.com``, the
-variable GitHub Actions sets, so GitHub Enterprise works), ``GITLAB_API_URL`` (default
-``https://gitlab.com``) and ``HF_ENDPOINT`` (default ``https://huggingface.co``). Tokens:
-``GITHUB_TOKEN``, ``GITLAB_TOKEN``, ``HF_TOKEN``, each sent as ``Authorization: Bearer`` to its own
-API host only, never logged, stored or shown (`Settings` leaves them out of its repr).
+Bases and tokens come from the environment variables each host names (`dashboard.repocheck.hosts`:
+``GITHUB_API_URL``/``GITHUB_TOKEN``, ``GITLAB_API_URL``/``GITLAB_TOKEN``, ``HF_ENDPOINT``/``HF_TOKEN``,
+``CODEBERG_API_URL``/``CODEBERG_TOKEN``). Each token is sent in ``Authorization`` with its host's
+scheme to its own API only, never logged, stored or shown (`Settings` leaves them out of its repr).
 
 Rate limits follow GitHub's documented rules (also what GitLab and the Hub send): a 403 or 429 with
 ``X-RateLimit-Remaining: 0`` waits until ``X-RateLimit-Reset`` (epoch seconds), one with
@@ -46,18 +45,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from dashboard import __version__
+from dashboard.repocheck.hosts import BY_API
+from dashboard.repocheck.hosts.base import api_path
 
-GITHUB, GITLAB, HUGGINGFACE = "github", "gitlab", "huggingface"
-DEFAULT_BASES = {
-    GITHUB: "https://api.github.com",
-    GITLAB: "https://gitlab.com",
-    HUGGINGFACE: "https://huggingface.co",
-}
-BASE_VARIABLES = {GITHUB: "GITHUB_API_URL", GITLAB: "GITLAB_API_URL", HUGGINGFACE: "HF_ENDPOINT"}
-TOKEN_VARIABLES = {GITHUB: "GITHUB_TOKEN", GITLAB: "GITLAB_TOKEN", HUGGINGFACE: "HF_TOKEN"}
+__all__ = ["Client", "Settings", "api_path"]  # api_path: where requests' paths are built (hosts.base)
+
 MAX_REDIRECTS = 3
 MAX_REMAINING = 10**9  # no API grants more requests than this in one window
 MAX_RESET_AHEAD = 7 * 86400.0  # GitHub's windows last an hour; a reset further ahead is not a time
@@ -92,7 +87,7 @@ class Stopped(Exception):
 class Settings:
     """Where and how to ask. Tokens are kept out of ``repr`` so they never reach a log or a page."""
 
-    bases: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_BASES))
+    bases: Mapping[str, str] = field(default_factory=lambda: {a: h.default_base for a, h in BY_API.items()})
     tokens: Mapping[str, str] = field(default_factory=dict, repr=False)
     timeout: float = 10.0
     max_body: int = 2_000_000
@@ -108,10 +103,13 @@ class Settings:
         """Bases, tokens and deadlines from the environment (see the module docstring); other fields
         as given. A deadline variable that is not a number of seconds > 0 raises ValueError naming it."""
         bases = {
-            api: (environ.get(var) or DEFAULT_BASES[api]).rstrip("/") for api, var in BASE_VARIABLES.items()
+            api: (environ.get(host.base_variable) or host.default_base).rstrip("/")
+            for api, host in BY_API.items()
         }
         tokens = {
-            api: environ[var].strip() for api, var in TOKEN_VARIABLES.items() if environ.get(var, "").strip()
+            api: environ[host.token_variable].strip()
+            for api, host in BY_API.items()
+            if environ.get(host.token_variable, "").strip()
         }
         for name, variable in (
             ("deadline", REQUEST_DEADLINE_VARIABLE),
@@ -155,18 +153,6 @@ class Counts:
     not_modified: int = 0
     retries: int = 0
     waits: float = 0.0
-
-
-def api_path(*segments: str) -> str:
-    """An API path from parts, each URL-encoded on its own (a ``/`` in a part stays inside it).
-
-    An empty last part gives a trailing slash (``contents/``). Parts ``.`` and ``..`` are refused:
-    they would step outside the API once a server normalises the path.
-    """
-    for segment in segments:
-        if segment in (".", "..") or any(ord(c) < 32 for c in segment):
-            raise ValueError(f"refusing path part {segment!r}")
-    return "/" + "/".join(quote(segment, safe="") for segment in segments)
 
 
 class DeadlineReached(TimeoutError):
@@ -242,7 +228,9 @@ class Client:
         Everything, moves and retries included, ends by the request's deadline.
         Raises `RateLimited`, `BudgetSpent`, `Stopped`, or `CheckError` with the reason.
         """
-        base = self.settings.bases[api]
+        base = self.settings.bases.get(api)
+        if base is None:
+            raise CheckError(f"unsupported host API {api!r}")
         target = base + path + (("?" + query) if query else "")
         moved_from = ""
         ends, by_run = self._ends()
@@ -322,13 +310,15 @@ class Client:
                 self._limits[api] = (None, None)
 
     def _headers(self, api: str, etag: str) -> dict[str, str]:
-        headers = {"User-Agent": f"paper-dashboard/{__version__}", "Accept": "application/json"}
-        if api == GITHUB:
-            headers["Accept"] = "application/vnd.github+json"
-            headers["X-GitHub-Api-Version"] = "2022-11-28"
+        host = BY_API[api]
+        headers = {
+            "User-Agent": f"paper-dashboard/{__version__}",
+            "Accept": "application/json",
+            **host.headers,
+        }
         token = self.settings.tokens.get(api)
         if token:
-            headers["Authorization"] = f"Bearer {token}"
+            headers["Authorization"] = f"{host.auth_scheme} {token}"
         if etag:
             headers["If-None-Match"] = etag
         return headers

@@ -16,9 +16,9 @@ error           5xx after retries, a malformed or oversized answer, a timeout (`
 not_checked     no answer yet (offline, checking switched off, the run stopped before it)
 ==============  ==================================================================================
 
-The top level is only listed where it can tell states apart: GitHub repositories smaller than
-`SMALL_REPO_KB` (a README-only repository with a teaser figure stays well under it); larger ones
-are ``live`` from their metadata alone. The README is read only when the top level holds no code.
+What each host's answers say is read in its module (`dashboard.repocheck.hosts`); here are the
+rules they share: statuses, the top level (code or not), README placeholders, bounded numbers and
+names. The README is read only when the top level holds no code.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dashboard.repocheck.targets import MAX_GITLAB_DEPTH, valid_segment
 from dashboard.schema import REPO_STATES
 
-SMALL_REPO_KB = 2048
 README_CHARS = 20_000  # a placeholder says so near the top; more is never needed
+MAX_SEGMENT_CHARS = 100
 MAX_COUNT = 2**53 - 1  # the largest whole number a JSON number holds exactly; no count comes near it
 MAX_TEXT = {"license": 100, "detail": 300, "moved_to": 300}  # characters kept of each text
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -111,19 +111,18 @@ def parse_json(body: bytes, expected: type) -> Any:
     return value
 
 
-def from_status(status: int, host: str, message: str = "") -> Facts | None:
+def from_status(status: int, message: str = "", *, missing: Collection[int] = ()) -> Facts | None:
     """The state a non-200 status decides on its own, or None (200, 304: read the body).
 
-    >>> from_status(451, "github").state
-    'not_found'
+    ``missing``: the host's other statuses for "no such repository" (the Hub answers 401).
+
+    >>> from_status(451).state, from_status(401).state, from_status(401, missing={401}).state
+    ('not_found', 'blocked', 'not_found')
     """
     detail = f"HTTP {status}" + (f": {message[:120]}" if message else "")
-    if status in (404, 410, 451):
+    if status in (404, 410, 451) or status in missing:
         return Facts("not_found", detail=detail)
-    if status == 401:
-        # The Hub answers 401 for a repository that does not exist (or is private) without a token.
-        return Facts("not_found" if host == "huggingface" else "blocked", detail=detail)
-    if status == 403:
+    if status in (401, 403):
         return Facts("blocked", detail=detail)
     if status >= 500:
         return Facts("error", detail=detail)
@@ -144,7 +143,8 @@ def message_of(body: bytes) -> str:
     return ""
 
 
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
+    """``value`` when it is text, else ``""``."""
     return value if isinstance(value, str) else ""
 
 
@@ -152,12 +152,23 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _count(body: dict[str, Any], name: str) -> int | None:
+def count_of(body: dict[str, Any], name: str) -> int | None:
     """A count field: absent or not a whole number is None; out of range (``2**70``, ``-5``) `Malformed`."""
     value = _int(body.get(name))
     if value is not None and not 0 <= value <= MAX_COUNT:
         raise Malformed(f"malformed answer ({name} out of range: {str(value)[:30]})")
     return value
+
+
+def valid_segment(segment: str) -> bool:
+    """Whether one path part may be sent (encoded): not empty, not ``.``/``..``, no control characters."""
+    return (
+        0 < len(segment) <= MAX_SEGMENT_CHARS
+        and segment not in (".", "..")
+        and not any(ord(c) < 32 or c.isspace() or ord(c) == 127 for c in segment)
+        and "/" not in segment
+        and "\\" not in segment
+    )
 
 
 def repository_name(value: str, field: str, parts: tuple[int, int]) -> str:
@@ -172,91 +183,10 @@ def repository_name(value: str, field: str, parts: tuple[int, int]) -> str:
     return value
 
 
-def _date(value: Any) -> str:
+def date_of(value: Any) -> str:
     """ISO date (``YYYY-MM-DD``) of an ISO timestamp; ``""`` when absent or not one."""
-    text = _text(value)
+    text = text_of(value)
     return text[:10] if re.match(r"^\d{4}-\d{2}-\d{2}", text) else ""
-
-
-def github_repository(body: dict[str, Any], requested: str) -> tuple[Facts, bool]:
-    """Facts from ``GET /repos/{owner}/{repo}``, and whether the top level must be listed to decide.
-
-    ``requested`` is the ``owner/name`` asked for; another ``full_name`` in the answer means moved.
-    """
-    full_name = _text(body.get("full_name"))
-    if not full_name or "stargazers_count" not in body:
-        raise Malformed("malformed answer (no full_name or stargazers_count)")
-    repository_name(full_name, "full_name", (2, 2))
-    license_value = body.get("license")
-    spdx = _text(license_value.get("spdx_id")) if isinstance(license_value, dict) else ""
-    facts = Facts(
-        "live",
-        stars=_count(body, "stargazers_count"),
-        license="" if spdx == "NOASSERTION" else spdx,
-        created_at=_date(body.get("created_at")),
-        pushed_at=_date(body.get("pushed_at")),
-        detail=_text(body.get("description"))[:200],
-    )
-    if full_name.lower() != requested.lower():
-        return replace(facts, state="moved", moved_to=full_name), False
-    if body.get("archived") is True:
-        return facts.with_state("archived"), False
-    size = _count(body, "size")
-    if size == 0:
-        return facts.with_state("empty"), False
-    return facts, size is None or size < SMALL_REPO_KB
-
-
-def gitlab_project(body: dict[str, Any], requested: str) -> tuple[Facts, bool]:
-    """Facts from ``GET /api/v4/projects/{path}``, and whether the top level must be listed."""
-    path = _text(body.get("path_with_namespace"))
-    if not path or "star_count" not in body:
-        raise Malformed("malformed answer (no path_with_namespace or star_count)")
-    repository_name(path, "path_with_namespace", (2, MAX_GITLAB_DEPTH))
-    license_value = body.get("license")
-    facts = Facts(
-        "live",
-        stars=_count(body, "star_count"),
-        license=_text(license_value.get("key")) if isinstance(license_value, dict) else "",
-        created_at=_date(body.get("created_at")),
-        pushed_at=_date(body.get("last_activity_at")),
-        detail=_text(body.get("description"))[:200],
-    )
-    if path.lower() != requested.lower():
-        return replace(facts, state="moved", moved_to=path), False
-    if body.get("archived") is True:
-        return facts.with_state("archived"), False
-    if body.get("empty_repo") is True:
-        return facts.with_state("empty"), False
-    return facts, True
-
-
-def hub_repository(body: dict[str, Any], requested: str) -> tuple[Facts, list[str]]:
-    """Facts from ``GET /api/{models|datasets|spaces}/{id}``, and the repository's file names."""
-    repo_id = _text(body.get("id")) or _text(body.get("modelId"))
-    siblings = body.get("siblings")
-    if not repo_id or not isinstance(siblings, list):
-        raise Malformed("malformed answer (no id or siblings)")
-    repository_name(repo_id, "id", (2, 2))
-    names = [_text(s.get("rfilename")) for s in siblings if isinstance(s, dict)]
-    card = body.get("cardData")
-    license_name = _text(card.get("license")) if isinstance(card, dict) else ""
-    if not license_name and isinstance(body.get("tags"), list):
-        license_name = next(
-            (t[8:] for t in body["tags"] if isinstance(t, str) and t.startswith("license:")), ""
-        )
-    facts = Facts(
-        "live",
-        stars=_count(body, "likes"),
-        license=license_name,
-        created_at=_date(body.get("createdAt")),
-        pushed_at=_date(body.get("lastModified")),
-    )
-    if repo_id.lower() != requested.lower():
-        return replace(facts, state="moved", moved_to=repo_id), names
-    if body.get("disabled") is True:
-        return facts.with_state("blocked", "disabled on the Hub"), names
-    return facts, names
 
 
 def top_level(entries: list[tuple[str, bool]]) -> str:
@@ -282,38 +212,25 @@ def readme_name(entries: list[tuple[str, bool]]) -> str:
     return next((name for name, is_dir in entries if not is_dir and _README.match(name)), "")
 
 
-def github_contents(body: list[Any]) -> list[tuple[str, bool]]:
-    """(name, is_directory) of each item of ``GET /repos/{owner}/{repo}/contents/``."""
+def entries_of(body: list[Any], directory: str, what: str) -> list[tuple[str, bool]]:
+    """(name, is_directory) of each item of a listing whose items have ``name`` and ``type``
+    (``directory`` is the type a folder has: ``dir`` on GitHub and Forgejo, ``tree`` on GitLab)."""
     entries = []
     for item in body:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise Malformed("malformed answer (a contents item without a name)")
-        entries.append((item["name"], item.get("type") == "dir"))
+            raise Malformed(f"malformed answer (a {what} item without a name)")
+        entries.append((item["name"], item.get("type") == directory))
     return entries
 
 
-def gitlab_tree(body: list[Any]) -> list[tuple[str, bool]]:
-    """(name, is_directory) of each item of ``GET /projects/{id}/repository/tree``."""
-    entries = []
-    for item in body:
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise Malformed("malformed answer (a tree item without a name)")
-        entries.append((item["name"], item.get("type") == "tree"))
-    return entries
+def encode_base64(text: str) -> str:
+    """``text`` as base64 (what `base64_content` reads back)."""
+    return base64.b64encode(text.encode()).decode()
 
 
-def hub_entries(names: list[str]) -> list[tuple[str, bool]]:
-    """Top-level (name, is_directory) entries from the Hub's flat list of file paths."""
-    top: dict[str, bool] = {}
-    for name in names:
-        first, slash, _ = name.partition("/")
-        if first:
-            top[first] = top.get(first, False) or bool(slash)
-    return list(top.items())
-
-
-def github_readme(body: dict[str, Any]) -> str:
-    """The text of ``GET /repos/{owner}/{repo}/readme`` (base64 ``content``), cut to `README_CHARS`."""
+def base64_content(body: dict[str, Any]) -> str:
+    """The text of a file answer with base64 ``content`` (GitHub's ``/readme``, Forgejo's
+    ``/contents/{file}``), cut to `README_CHARS`."""
     content = body.get("content")
     if not isinstance(content, str) or body.get("encoding", "base64") != "base64":
         raise Malformed("malformed answer (no base64 content)")

@@ -1,13 +1,14 @@
-"""What to check: the repositories a paper links to on GitHub, GitLab and Hugging Face.
+"""What to check: the repositories a paper links to on the hosts a check can ask
+(`dashboard.repocheck.hosts`: GitHub, GitLab, Hugging Face, Codeberg).
 
 A `Target` is a host and a repository path, never a URL to fetch: the client builds the request
 from the configured API base and the URL-encoded path segments, so a link in an abstract cannot
-make the checker reach any other host.
+make the checker reach any other host. Which URLs name a repository is each host's ``repo_of``.
 
     >>> target_of("https://github.com/Owner/Repo/tree/main/src")
     Target(host='github.com', repo='Owner/Repo')
-    >>> target_of("https://huggingface.co/spaces/org/demo").kind
-    'space'
+    >>> target_of("https://huggingface.co/spaces/org/demo").repo
+    'spaces/org/demo'
 """
 
 from __future__ import annotations
@@ -20,53 +21,29 @@ import numpy as np
 import pandas as pd
 
 from dashboard import links
+from dashboard.repocheck.hosts import HOSTS as _REGISTRY
+from dashboard.repocheck.hosts import host_of
+from dashboard.repocheck.states import MAX_SEGMENT_CHARS, valid_segment
 
-GITHUB, GITLAB, HUGGINGFACE = "github.com", "gitlab.com", "huggingface.co"
-HOSTS: tuple[str, ...] = (GITHUB, GITLAB, HUGGINGFACE)
-_HF_PREFIXES = {"spaces": "space", "datasets": "dataset", "models": "model"}
-MAX_SEGMENT_CHARS = 100
-_GITLAB_ROUTES = frozenset(
-    {"tree", "blob", "raw", "commits", "commit", "issues", "merge_requests", "wikis", "releases", "tags",
-     "branches", "pipelines", "blame", "archive", "edit", "compare", "activity", "graphs", "network"}
-)  # fmt: skip
-MAX_GITLAB_DEPTH = 20  # GitLab allows nested subgroups; a longer path is not a project
+GITHUB = "github.com"
+HOSTS: tuple[str, ...] = tuple(_REGISTRY)
+__all__ = ["GITHUB", "HOSTS", "MAX_SEGMENT_CHARS", "Target", "github_target", "paper_targets", "target_of",
+           "target_table", "targets_in", "valid_segment"]  # fmt: skip
 
 
 @dataclass(frozen=True, order=True)
 class Target:
-    """One repository to check: ``host`` in `HOSTS` and its path there.
-
-    ``repo`` is ``owner/name`` on GitHub, ``group/.../project`` on GitLab, and on Hugging Face
-    ``owner/name`` for a model, ``datasets/owner/name`` or ``spaces/owner/name`` otherwise.
-    """
+    """One repository to check: ``host`` (a site in `HOSTS`) and its path there, as the host's
+    ``repo_of`` gives it (``owner/name`` on GitHub and Codeberg, ``group/.../project`` on GitLab,
+    ``owner/name``, ``datasets/owner/name`` or ``spaces/owner/name`` on Hugging Face)."""
 
     host: str
     repo: str
 
     @property
     def key(self) -> str:
-        """The cache key: host and path, lowercase (all three hosts ignore case in names)."""
+        """The cache key: host and path, lowercase (every host ignores case in names)."""
         return f"{self.host}/{self.repo}".lower()
-
-    @property
-    def kind(self) -> str:
-        """``repository`` (GitHub, GitLab) or the Hugging Face kind: ``model``, ``dataset``, ``space``."""
-        if self.host != HUGGINGFACE:
-            return "repository"
-        first = self.repo.split("/", 1)[0]
-        return _HF_PREFIXES.get(first, "model")
-
-    @property
-    def name(self) -> str:
-        """The repository's own path, without the Hugging Face kind prefix."""
-        if self.host == HUGGINGFACE and self.kind != "model":
-            return self.repo.split("/", 1)[1]
-        return self.repo
-
-    @property
-    def segments(self) -> tuple[str, ...]:
-        """The path split into its parts (each is URL-encoded on its own by the client)."""
-        return tuple(self.name.split("/"))
 
     @property
     def url(self) -> str:
@@ -74,64 +51,26 @@ class Target:
         return f"https://{self.host}/{self.repo}"
 
 
-def valid_segment(segment: str) -> bool:
-    """Whether one path part may be sent (encoded): not empty, not ``.``/``..``, no control characters."""
-    return (
-        0 < len(segment) <= MAX_SEGMENT_CHARS
-        and segment not in (".", "..")
-        and not any(ord(c) < 32 or c.isspace() or ord(c) == 127 for c in segment)
-        and "/" not in segment
-        and "\\" not in segment
-    )
-
-
 def target_of(url: str) -> Target | None:
-    """The repository a URL points at on one of the three hosts, or None."""
-    host = links.url_host(url)
-    if host not in HOSTS:
+    """The repository a URL points at on one of the hosts a check can ask, or None."""
+    site = links.url_host(url)
+    host = host_of(site)
+    if host is None:
         return None
     try:
         path = urlsplit(url if "://" in url else "https://" + url).path
     except ValueError:
         return None
-    parts = [unquote(p) for p in path.split("/") if p]
-    if host == GITHUB:
-        repo = links.repo_of(url)
-        parts = repo.split("/") if repo else []
-    elif host == GITLAB:
-        if "-" in parts:
-            parts = parts[: parts.index("-")]
-        else:  # old-style ``group/project/tree/main``: the project ends before the first route word
-            routes = [i for i, p in enumerate(parts) if i >= 2 and p in _GITLAB_ROUTES]
-            parts = parts[: routes[0]] if routes else parts
-        if parts and parts[-1].lower().endswith(".git"):
-            parts[-1] = parts[-1][:-4]
-        if not 2 <= len(parts) <= MAX_GITLAB_DEPTH:
-            return None
-    else:
-        prefix = ""
-        if parts and parts[0] in _HF_PREFIXES:
-            prefix = "" if parts[0] == "models" else parts[0] + "/"
-            parts = parts[1:]
-        if len(parts) < 2 or links.repo_of(url) == "":
-            return None
-        parts = parts[:2]
-        return _checked(host, parts, prefix)
-    if len(parts) != 2 and host == GITHUB:
-        return None
-    return _checked(host, parts, "")
-
-
-def _checked(host: str, parts: list[str], prefix: str) -> Target | None:
-    if not parts or not all(valid_segment(p) for p in parts):
-        return None
-    return Target(host, prefix + "/".join(parts))
+    repo = host.repo_of(url, [unquote(p) for p in path.split("/") if p])
+    return Target(site, repo) if repo else None
 
 
 def github_target(owner_repo: str) -> Target | None:
     """The target of a ``github_repo`` value (``owner/name``), or None when it is not one."""
     parts = owner_repo.split("/")
-    return _checked(GITHUB, parts, "") if len(parts) == 2 else None
+    if len(parts) != 2 or not all(valid_segment(p) for p in parts):
+        return None
+    return Target(GITHUB, owner_repo)
 
 
 def paper_targets(papers: pd.DataFrame) -> pd.Series:
@@ -158,7 +97,7 @@ def target_table(
 
     Returns (targets by cache key, in order of first appearance; a frame of ``row`` (the paper's
     position) and ``key`` pairs, one per paper and repository). A paper's repositories are its own
-    (``code_url``, ``github_repo``) and every code or data link on the three hosts. ``link_table``
+    (``code_url``, ``github_repo``) and every code or data link on the hosts a check can ask. ``link_table``
     (row, url, kind, host per link, as the app keeps it) saves walking the links again; each
     distinct URL is parsed once, so a million papers cost about what their distinct links do.
     """

@@ -20,6 +20,7 @@ import streamlit as st
 from dashboard.repocheck.checker import Checker, Summary
 from dashboard.repocheck.client import Client, Settings
 from dashboard.repocheck.columns import checking_enabled
+from dashboard.repocheck.hosts import BY_API
 from dashboard.repocheck.store import Store, StoreError, limit_problem
 from dashboard.repocheck.targets import Target, target_table
 from dashboard.schema import REPO_COLUMNS
@@ -27,7 +28,7 @@ from dashboard.ui import data
 from dashboard.ui.tables import rows_of
 
 MAX_REQUESTS_PER_CLICK = 1000
-API_NAMES = {"github": "GitHub", "gitlab": "GitLab", "huggingface": "Hugging Face"}
+API_NAMES = {api: host.label for api, host in BY_API.items()}
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
