@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 
 from dashboard import colours
 from dashboard.charts import ACCENT, LEGEND_BELOW, MUTED, PALETTE, figure, safe_label, wrapped_label
+from dashboard.trends import MIN_PAPERS
 
 RISING = colours.LIGHT.rising  # the dark theme's are swapped in by `colours.recolour`
 FALLING = colours.LIGHT.falling
@@ -71,13 +72,17 @@ def topic_lines(
     terms: Mapping[tuple[int, int], Sequence[str]] | None = None,
     value: str = "share",
     by_venue: bool = False,
+    within_venues: bool = False,
     title: str = "Topic share per year",
 ) -> go.Figure:
     """One line per topic in ``topics`` over the years, from `trends.topic_shares` (by year or venue,year).
 
-    ``value`` is ``share`` (of the group's papers) or ``papers``; the hover names the topic's
-    year-specific terms (``terms[(topic, year)]``). ``by_venue`` draws one panel per venue. A click on
-    a point sets topic and year (and venue, per venue).
+    ``value`` is ``share`` (of the group's papers) or ``papers``; the hover names the topic's papers of
+    the group's (its n), and its year-specific terms (``terms[(topic, year)]``). ``within_venues``:
+    the shares are standardised over venues and the hover gives the pooled share too. A share over
+    fewer than `trends.MIN_PAPERS` papers (or none: a year no venue links to the others) is not drawn.
+    ``by_venue`` draws one panel per venue. A click on a point sets topic and year (and venue, per
+    venue).
     """
     # Traces as plain dicts and the panels' axes laid out here, validated once by go.Figure: adding
     # 60 traces to a make_subplots grid one by one took 1.4 s at 27k papers (each validated twice).
@@ -103,11 +108,14 @@ def topic_lines(
             for y in line["year"]
         ]
         axis = "" if panel == 0 else str(panel + 1)
+        group_papers = line["group_papers"] if "group_papers" in line else line["papers"]
+        pooled = line["pooled_share"] if "pooled_share" in line else line["share"]
+        shown = (group_papers >= MIN_PAPERS) & line[value].notna()
         traces.append(
             {
                 "type": "scatter",
                 "x": line["year"].astype(int).tolist(),
-                "y": line[value].tolist(),
+                "y": [float(y) if ok else None for y, ok in zip(line[value], shown, strict=True)],
                 "xaxis": "x" + axis,
                 "yaxis": "y" + axis,
                 "mode": "lines+markers",
@@ -117,13 +125,21 @@ def topic_lines(
                 "line": {"color": colour[topic], "width": 2},
                 "marker": {"size": 8},
                 "customdata": [
-                    [topic, int(y), venue, int(n), h]
-                    for y, n, h in zip(line["year"], line["papers"], hover_terms, strict=True)
+                    [topic, int(y), venue, int(n), h, int(total), float(p)]
+                    for y, n, h, total, p in zip(
+                        line["year"], line["papers"], hover_terms, group_papers, pooled, strict=True
+                    )
                 ],
                 "hovertemplate": f"<b>{label}</b><br>%{{x}}"
                 + (" · %{customdata[2]}" if by_venue else "")
-                + f": %{{y:{fmt}}}<br>%{{customdata[3]:,}} papers<br>terms that year: %{{customdata[4]}}"
-                + "<extra>click for the papers</extra>",
+                + f": %{{y:{fmt}}}"
+                + (
+                    " within venues (pooled: %{customdata[6]:.1%})"
+                    if within_venues and value == "share"
+                    else ""
+                )
+                + "<br>%{customdata[3]:,} papers of %{customdata[5]:,}"
+                + "<br>terms that year: %{customdata[4]}<extra>click for the papers</extra>",
             }
         )
         legend_done.add(topic)
@@ -188,20 +204,29 @@ def change_bars(
 
     ``name`` is the column naming a bar (``term`` or ``label``); ``key`` the filter a click sets (``topic``)
     or None (a term sets no year/venue/topic: the page's click sets the search and the years). The hover
-    gives both shares and counts, so a rare term is seen as rare.
+    gives both shares and counts (of how many papers, with ``from_total`` and ``to_total``), so a rare
+    term is seen as rare; a bar whose period has fewer than `trends.MIN_PAPERS` papers is grey.
     """
     table = table.sort_values("score", ascending=True)
-    count_from = "from_papers"
     before, after = period_names
+    totals = [
+        (table[column].astype(int).tolist() if column in table else [None] * len(table))
+        for column in ("from_total", "to_total")
+    ]
+
+    def _of(total: int | None) -> str:
+        return "" if total is None else f" of {total:,}"
+
     hover = [
-        f"{safe_label(n)}<br>{before}: {fs:.2%} ({int(cf):,} papers)"
-        f"<br>{after}: {ts:.2%} ({int(ct):,} papers)"
+        f"{safe_label(n)}<br>{before}: {fs:.2%} ({int(cf):,} papers{_of(nf)})"
+        f"<br>{after}: {ts:.2%} ({int(ct):,} papers{_of(nt)})"
         f"<br>score (log-odds z): {s:+.1f}"
-        for n, fs, ts, cf, ct, s in zip(
-            table[name], table["from_share"], table["to_share"], table[count_from], table["to_papers"],
-            table["score"], strict=True,
+        for n, fs, ts, cf, ct, s, nf, nt in zip(
+            table[name], table["from_share"], table["to_share"], table["from_papers"], table["to_papers"],
+            table["score"], *totals, strict=True,
         )
     ]  # fmt: skip
+    few = [min(nf or MIN_PAPERS, nt or MIN_PAPERS) < MIN_PAPERS for nf, nt in zip(*totals, strict=True)]
     click_value = table[key].to_numpy() if key else table[name].to_numpy()
     labels = [safe_label(n, 40) for n in table[name]]
     bars = {
@@ -209,7 +234,11 @@ def change_bars(
         "x": table["score"].to_numpy(),
         "y": labels,
         "orientation": "h",
-        "marker": {"color": [RISING if s > 0 else FALLING for s in table["score"]]},
+        "marker": {
+            "color": [
+                MUTED if f else RISING if s > 0 else FALLING for s, f in zip(table["score"], few, strict=True)
+            ]
+        },
         "customdata": np.column_stack([click_value, hover]).tolist(),
         "hovertemplate": "%{customdata[1]}<extra>click for the papers</extra>",
     }
@@ -247,18 +276,27 @@ def share_heatmap(
     index = pd.MultiIndex.from_product([list(topics), list(groups["group"])])
     z = cells["share"].reindex(index).fillna(0).to_numpy().reshape(len(topics), len(groups))
     papers = cells["papers"].reindex(index).fillna(0).astype(int).to_numpy()
+    if "group_papers" in shares:  # a share over fewer than MIN_PAPERS papers is left blank
+        of = shares.drop_duplicates("group").set_index("group")["group_papers"].reindex(groups["group"])
+        of_papers = np.tile(of.fillna(0).astype(int).to_numpy(), len(topics))
+    else:
+        of_papers = np.full(len(topics) * len(groups), MIN_PAPERS)
+    z = np.where(of_papers.reshape(z.shape) < MIN_PAPERS, np.nan, z)
     label_of = dict(zip(shares["topic"], shares["label"], strict=False))
     rows = [safe_label(label_of.get(t, t), 40) for t in topics]
     n_groups = len(groups)
     years = ["" if pd.isna(y) else int(y) for y in groups["year"]] * len(topics)
     venues = [str(v) for v in groups["venue"]] * len(topics)
     topic_of = np.repeat(np.asarray(topics, dtype=int), n_groups).tolist()
-    columns = (topic_of, venues, years, papers.tolist(), z.ravel().tolist())
+    shown_share = [None if np.isnan(v) else float(v) for v in z.ravel()]
+    # the hover's share as text: plotly would show a blank cell's as "NaN%"
+    hover_share = [f"fewer than {MIN_PAPERS} papers" if v is None else f"{v:.1%}" for v in shown_share]
+    columns = (topic_of, venues, years, papers.tolist(), shown_share, of_papers.tolist(), hover_share)
     customdata = [list(cell) for cell in zip(*columns, strict=True)]
     traces = [
         {
             "type": "heatmap",
-            "z": z.tolist(),
+            "z": [[None if np.isnan(v) else float(v) for v in row] for row in z],
             "x": names,
             "y": rows,
             "colorscale": "Blues",
@@ -273,8 +311,8 @@ def share_heatmap(
             "mode": "markers",
             "marker": {"size": 18, "opacity": 0, "symbol": "square"},
             "customdata": customdata,
-            "hovertemplate": "%{y}<br>%{x}: %{customdata[4]:.1%} (%{customdata[3]:,} papers)"
-            "<extra>click for the papers</extra>",
+            "hovertemplate": "%{y}<br>%{x}: %{customdata[6]}"
+            " (%{customdata[3]:,} papers of %{customdata[5]:,})<extra>click for the papers</extra>",
             "showlegend": False,
         },
     ]
@@ -295,7 +333,8 @@ def code_release_lines(
     """Share of papers with released code per year: one line for all venues, or one per venue.
 
     From `trends.code_release` (by ``year`` or ``venue,year``); with ``live_share`` a dashed line of live
-    repositories too. A click sets the year (and venue, per venue).
+    repositories too. A share over fewer than `trends.MIN_PAPERS` papers is not drawn. A click sets the
+    year (and venue, per venue).
     """
     per_venue = by == "venue,year"
     years = sorted(int(y) for y in table["year"].dropna().unique())
@@ -313,7 +352,10 @@ def code_release_lines(
                 {
                     "type": "scatter",
                     "x": line["year"].astype(int).to_numpy(),
-                    "y": line[column].to_numpy(),
+                    "y": [
+                        float(v) if n >= MIN_PAPERS else None
+                        for v, n in zip(line[column], line["papers"], strict=True)
+                    ],
                     "mode": "lines+markers",
                     "name": name if dash == "solid" else f"{name} (live)",
                     # Per venue the live line keeps its venue's colour; alone it gets its own.
@@ -348,14 +390,17 @@ def code_release_lines(
 
 
 def acceptance_bars(table: pd.DataFrame, *, key: str, title: str, limit: int = 40) -> go.Figure:
-    """Acceptance share per topic or area (from `trends.acceptance`), highest first; a click sets ``key``."""
+    """Acceptance share per topic or area (from `trends.acceptance`), highest first; a click sets ``key``.
+
+    A bar over fewer than `trends.MIN_PAPERS` decided papers is grey.
+    """
     table = table.sort_values(["share", "decided"], ascending=[False, False]).head(limit)
     bars = {
         "type": "bar",
         "x": table["share"].to_numpy(),
         "y": [safe_label(label, 40) for label in table["label"]],
         "orientation": "h",
-        "marker": {"color": ACCENT},
+        "marker": {"color": [MUTED if d < MIN_PAPERS else ACCENT for d in table["decided"]]},
         "text": [f"{s:.0%} of {d:,}" for s, d in zip(table["share"], table["decided"], strict=True)],
         "textposition": "outside",
         "cliponaxis": False,
@@ -380,12 +425,18 @@ def acceptance_bars(table: pd.DataFrame, *, key: str, title: str, limit: int = 4
 
 
 def acceptance_line(table: pd.DataFrame, *, title: str = "Acceptance share per year") -> go.Figure:
-    """Acceptance share per year (from `trends.acceptance` with key ``year``); a click sets the year."""
+    """Acceptance share per year (from `trends.acceptance` with key ``year``); a click sets the year.
+
+    A year with fewer than `trends.MIN_PAPERS` decided papers is not drawn.
+    """
     table = table.sort_values("year")
     line = {
         "type": "scatter",
         "x": table["year"].astype(int).to_numpy(),
-        "y": table["share"].to_numpy(),
+        "y": [
+            float(v) if d >= MIN_PAPERS else None
+            for v, d in zip(table["share"], table["decided"], strict=True)
+        ],
         "mode": "lines+markers",
         "line": {"color": ACCENT, "width": 2},
         "marker": {"size": 9},

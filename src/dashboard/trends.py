@@ -6,7 +6,7 @@ calls over the filter's mask, fast at a million papers.
 
     >>> papers = pd.DataFrame({"year": [2021, 2021, 2022, 2022], "venue": ["A", "A", "A", "B"],
     ...                        "topic": [0, 1, 1, 1], "code_status": ["none"] * 4})
-    >>> table = topic_shares(Axes.of(papers), "year")
+    >>> table = topic_shares(Axes.of(papers), "year", method="pooled")
     >>> table[["group", "topic", "papers", "share"]].values.tolist()
     [['2021', 0, 1, 0.5], ['2021', 1, 1, 0.5], ['2022', 0, 0, 0.0], ['2022', 1, 2, 1.0]]
 
@@ -25,6 +25,20 @@ Choices the issue leaves open, made here:
   the topic's global c-TF-IDF ("global tuning"); no refitting per year.
 * Acceptance share: accepted tiers (oral, spotlight, poster, accept) over papers with a known decision
   (those plus reject and withdrawn); papers whose tier is ``unknown`` are left out of the denominator.
+* Years compared like with like (``method="venues"``, the default of the page and the CLI): a year's
+  pooled share mixes the venues it holds, so a venue that joins later (with its own topic mix) moves
+  every topic's share though nothing changed inside any venue. The shares within each venue are
+  standardised instead (`within_venue_shares`): per topic a venue effect and a year (or period) effect
+  are fitted to the venue × year counts (a Poisson main-effects model, i.e. iterative proportional
+  fitting of both margins), and a year's share is its effect on the corpus's fixed venue mix, the
+  shares of a year scaled to sum to 1. Only venues holding papers in more than one of the years
+  compared carry the comparison; with one venue (or no venue column) it equals the pooled share.
+  Papers without a venue are a venue of their own. Years that share no venue with the others (no
+  chain of venues links them) get no share. ``method="pooled"`` keeps the plain share.
+* A topic "rose" or "fell" when the two-proportion z of its two shares (each over its n) is beyond
+  ±`CLEAR_Z`; a pooled rise or fall that the within-venue comparison does not repeat comes from which
+  venues the periods hold (``venue_mix_only``).
+* A share over fewer than `MIN_PAPERS` papers is not drawn (the charts say so in the hover or a note).
 """
 
 from __future__ import annotations
@@ -52,6 +66,17 @@ TERMS_SAMPLE = 200_000  # papers counted at most for those terms (a seeded sampl
 # code and repository flags and the 6 tiers (each with a "missing" code) are 405,000; a corpus with more
 # combinations counts table by table.
 JOINT_CELLS = 1_000_000
+METHODS: dict[str, str] = {
+    "venues": "within venues (standardised to a fixed venue mix)",
+    "pooled": "pooled (all the year's papers together)",
+}
+DEFAULT_METHOD = "venues"
+MIN_PAPERS = 5  # a share or rate over fewer papers is not drawn: one paper moves it by 20 points or more
+# A topic rose or fell "clearly" when the two-proportion z of its shares (over their n) is beyond this:
+# with some 50 topics compared at once, 3 (not 2) keeps chance from calling one of them rising in most
+# runs. The ranking score (weighted log-odds, prior worth 1,000 papers) is not used for this: its prior
+# outweighs a small corpus, where a topic going from 18% to 61% of 120 papers scored under 3.
+CLEAR_Z = 3.0
 
 
 def _codes(values: pd.Series, *, sort: bool = True) -> tuple[np.ndarray, pd.Index]:
@@ -375,12 +400,21 @@ def topic_shares(
     by: str = "year",
     mask: np.ndarray | pd.Series | None = None,
     labels: Mapping[int, str] | None = None,
+    method: str = DEFAULT_METHOD,
 ) -> pd.DataFrame:
-    """Each topic's papers and share of the papers per group: group, year, venue, topic, label, papers, share.
+    """Each topic's papers and share of the papers per group: group, year, venue, topic, label, papers,
+    group_papers, share, pooled_share, compared_papers.
 
     Every topic of the corpus appears in every group that has papers (zeros included, so lines do not
     break); groups in year, venue order. Outliers are topic -1; a group's shares sum to 1.
+    ``papers`` of ``group_papers`` are the topic's papers in the group; ``pooled_share`` their ratio.
+    By year with ``method="venues"``, ``share`` is standardised over venues (`within_venue_shares`;
+    NaN for a year linked to no other by a venue) and ``compared_papers`` the year's papers in venues
+    that hold papers in another year too; otherwise ``share`` is the pooled share (a group of one
+    venue, or per venue and year, compares like with like already) and ``compared_papers`` the group's.
     """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     groups = axes.groups(by)
     n_topics = len(axes.topics)
     cells = axes.group_cells(by, "topic", mask)
@@ -391,8 +425,119 @@ def topic_shares(
     table["topic"] = np.tile(axes.topics, len(groups))
     table["label"] = np.tile(np.asarray(_labels(axes.topics, labels), dtype=object), len(groups))
     table["papers"] = cells.ravel().astype("int64")
+    table["group_papers"] = np.repeat(totals, n_topics).astype("int64")
     table["share"] = (cells / totals[:, None]).ravel().round(6)
+    table["pooled_share"] = table["share"]
+    table["compared_papers"] = table["group_papers"]
+    if method == "venues" and by == "year" and len(present):
+        shares, compared = within_venue_shares(venue_year_topic(axes, mask))
+        table["share"] = shares[present].ravel().round(6)
+        table["compared_papers"] = np.repeat(compared[present], n_topics).astype("int64")
     return table
+
+
+def coverage(axes: Axes, mask: np.ndarray | pd.Series | None = None) -> pd.DataFrame:
+    """Which venues each year holds: the masked papers per venue (rows, "(no venue)" last when some
+    paper has none) and year (columns, as text); venues and years without papers left out.
+
+        >>> papers = pd.DataFrame({"year": [2021, 2022, 2022], "venue": ["A", "A", "B"]})
+        >>> coverage(Axes.of(papers)).to_dict("index")
+        {'A': {'2021': 1, '2022': 1}, 'B': {'2021': 0, '2022': 1}}
+    """
+    per_venue = axes.cells(("venue", "year"), mask)
+    no_venue = axes.cells(("year",), mask) - per_venue.sum(axis=0)
+    table = pd.DataFrame(
+        np.vstack([per_venue, no_venue[None]]),
+        index=[*(str(v) for v in axes.venues), "(no venue)"],
+        columns=[str(y) for y in axes.years],
+    )
+    table = table.loc[table.sum(axis=1) > 0, table.sum(axis=0) > 0]
+    table.index.name = "venue"
+    return table.astype("int64")
+
+
+def venue_year_topic(axes: Axes, mask: np.ndarray | pd.Series | None = None) -> np.ndarray:
+    """The masked papers per (venue, year code, topic code): papers without a venue are one more venue
+    (last), venues without papers are left out. Shape (venues, years, topics).
+
+        >>> papers = pd.DataFrame({"year": [2021, 2022, 2022], "venue": ["A", "A", ""], "topic": [0, 0, 1]})
+        >>> venue_year_topic(Axes.of(papers)).tolist()  # A, then the paper without a venue
+        [[[1, 0], [1, 0]], [[0, 0], [0, 1]]]
+    """
+    per_venue = axes.cells(("venue", "year", "topic"), mask)
+    no_venue = axes.cells(("year", "topic"), mask) - per_venue.sum(axis=0)
+    table = np.concatenate([per_venue, no_venue[None]], axis=0)
+    return table[table.sum(axis=(1, 2)) > 0]
+
+
+def _linked(papers: np.ndarray) -> np.ndarray:
+    """Per group (a column of ``papers``, venues x groups) whether it is in the largest set of groups
+    (by papers) that venues link: two groups are linked by a venue holding papers in both."""
+    held = papers > 0
+    label = np.full(papers.shape[1], -1)
+    for start in np.flatnonzero(held.any(axis=0)):
+        if label[start] >= 0:
+            continue
+        reached = np.zeros(papers.shape[1], dtype=bool)
+        reached[start] = True
+        while True:
+            grown = reached | held[held[:, reached].any(axis=1)].any(axis=0)
+            if (grown == reached).all():
+                break
+            reached = grown
+        label[reached] = start
+    if (label < 0).all():
+        return np.zeros(papers.shape[1], dtype=bool)
+    sizes = np.bincount(label[label >= 0], weights=papers.sum(axis=0)[label >= 0])
+    return label == int(np.argmax(sizes))
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
+
+
+def within_venue_shares(
+    counts: np.ndarray, iterations: int = 1000, tolerance: float = 1e-9
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each topic's share per group (a year or a period) standardised over venues, and per group the
+    papers that carry the comparison.
+
+    ``counts``: papers per (venue, group, topic), e.g. `venue_year_topic`. Per topic the counts are
+    fitted as papers(venue, group) x venue effect x group effect (Poisson main effects, by iterative
+    proportional fitting); a group's share is its effect on the fixed venue mix of all the papers,
+    the shares of a group scaled to sum to 1. A topic flat within every venue is flat whichever venues
+    a group holds; with one venue the shares are the pooled ones. Returns (shares, groups x topics,
+    NaN for a group no venue links to the largest linked set of groups; compared, per group its papers
+    in venues that hold papers in another linked group too).
+
+        >>> counts = np.array([[[1, 9], [1, 9]], [[0, 0], [5, 5]]])  # venue A both years, B joins
+        >>> shares, compared = within_venue_shares(counts)
+        >>> shares.round(2).tolist(), compared.tolist()  # pooled, topic 0 would rise from 10% to 30%
+        ([[0.23, 0.77], [0.23, 0.77]], [10.0, 10.0])
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    n_groups, n_topics = counts.shape[1], counts.shape[2]
+    shares = np.full((n_groups, n_topics), np.nan)
+    linked = _linked(counts.sum(axis=2))
+    if not linked.any():
+        return shares, np.zeros(n_groups)
+    counts = counts * linked[None, :, None]
+    papers = counts.sum(axis=2)  # venues x groups
+    by_venue, by_group = counts.sum(axis=1), counts.sum(axis=0)  # venues x topics, groups x topics
+    group_effect = np.ones((n_groups, n_topics))
+    for _ in range(iterations):
+        venue_effect = _ratio(by_venue, papers @ group_effect)
+        fitted = _ratio(by_group, papers.T @ venue_effect)
+        settled = np.abs(fitted - group_effect).max() <= tolerance * max(1.0, float(fitted.max()))
+        group_effect = fitted
+        if settled:
+            break
+    mix = papers.sum(axis=1) / papers.sum()
+    raw = group_effect * (mix @ venue_effect)[None, :]
+    shares[linked] = _ratio(raw, raw.sum(axis=1, keepdims=True))[linked]
+    spanning = (papers > 0).sum(axis=1) >= 2  # a venue in one group only tells nothing of the change
+    return shares, papers[spanning].sum(axis=0)
 
 
 def default_periods(years: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -424,6 +569,29 @@ def _changes(counts_from: np.ndarray, counts_to: np.ndarray, prior_strength: flo
     return log_odds_z(counts_to, counts_from, prior)
 
 
+CHANGE_COLUMNS: tuple[str, ...] = (
+    "topic", "label", "from_papers", "to_papers", "from_total", "to_total", "from_share", "to_share",
+    "score", "z", "change", "pooled_from_share", "pooled_to_share", "pooled_score", "pooled_z",
+    "pooled_change", "within_score", "within_z", "within_change", "venue_mix_only",
+)  # fmt: skip
+
+
+def proportion_z(share_from: np.ndarray, share_to: np.ndarray, n_from: float, n_to: float) -> np.ndarray:
+    """The two-proportion z of each share going from ``share_from`` (of ``n_from`` papers) to ``share_to``.
+
+    >>> proportion_z(np.array([0.1, 0.2]), np.array([0.3, 0.2]), 600, 1200).round(1).tolist()
+    [9.5, 0.0]
+    """
+    pooled = (share_from * n_from + share_to * n_to) / max(n_from + n_to, 1.0)
+    spread = np.sqrt(pooled * (1 - pooled) * (1 / max(n_from, 1.0) + 1 / max(n_to, 1.0)))
+    return _ratio(share_to - share_from, spread)
+
+
+def _change(z: np.ndarray) -> np.ndarray:
+    """``rising``, ``falling`` or ``flat`` per two-proportion z (`CLEAR_Z`)."""
+    return np.where(z >= CLEAR_Z, "rising", np.where(z <= -CLEAR_Z, "falling", "flat")).astype(object)
+
+
 def topic_changes(
     axes: Axes,
     from_years: Collection[int],
@@ -431,32 +599,105 @@ def topic_changes(
     mask: np.ndarray | pd.Series | None = None,
     labels: Mapping[int, str] | None = None,
     prior_strength: float = DEFAULT_PRIOR_STRENGTH,
+    method: str = DEFAULT_METHOD,
 ) -> pd.DataFrame:
     """Topics whose share grew or shrank most between two periods, highest score first.
 
-    Columns: topic, label, from_papers, to_papers, from_share, to_share, score (weighted log-odds z of
-    the later period against the earlier). Outliers are counted in the shares but not ranked.
+    Both comparisons are made: ``pooled_*`` over all the papers of each period, ``within_*`` within
+    venues (`within_venue_shares` of the two periods: only venues with papers in both periods carry
+    it). ``method`` picks the one in from_papers, to_papers, from_total, to_total (the topic's papers
+    and all papers the shares are over), from_share, to_share, score (weighted log-odds z of the later
+    period against the earlier; within venues on the standardised shares times the compared papers: the
+    ranking), z (two-proportion z of the shares over their n) and change (``rising``/``falling`` where z
+    is beyond ±`CLEAR_Z`, else ``flat``). ``venue_mix_only``: the
+    pooled share rises or falls and the within-venue one does not (or the other way): the change
+    comes from which venues the periods hold. With no venue in both periods the within-venue change is
+    ``not compared`` (its score NaN). Outliers are counted in the shares but not ranked.
     """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     per_year = axes.cells(("year", "topic"), mask)
-    counts_from = per_year[axes.year_codes(from_years)].sum(axis=0)
-    counts_to = per_year[axes.year_codes(to_years)].sum(axis=0)
-    columns = ["topic", "label", "from_papers", "to_papers", "from_share", "to_share", "score"]
+    earlier, later = axes.year_codes(from_years), axes.year_codes(to_years)
+    counts_from, counts_to = per_year[earlier].sum(axis=0), per_year[later].sum(axis=0)
     if counts_from.sum() == 0 or counts_to.sum() == 0:
-        return pd.DataFrame(columns=columns)
-    score = _changes(counts_from.astype(float), counts_to.astype(float), prior_strength)
+        return pd.DataFrame(columns=list(CHANGE_COLUMNS))
+    pooled_score = _changes(counts_from.astype(float), counts_to.astype(float), prior_strength)
+    per_venue = venue_year_topic(axes, mask)
+    periods = np.stack([per_venue[:, earlier].sum(axis=1), per_venue[:, later].sum(axis=1)], axis=1)
+    shares, compared = within_venue_shares(periods)
+    in_both = (periods.sum(axis=2) > 0).all(axis=1)  # venues x 2 -> the venues compared
+    within_papers = periods[in_both].sum(axis=0)  # 2 x topics
+    n_from, n_to = float(counts_from.sum()), float(counts_to.sum())
+    pooled_shares = counts_from / n_from, counts_to / n_to
+    if compared.min() > 0 and not np.isnan(shares).any():
+        within_score = _changes(shares[0] * compared[0], shares[1] * compared[1], prior_strength)
+        within_z = proportion_z(shares[0], shares[1], float(compared[0]), float(compared[1]))
+        within_change = _change(within_z)
+    else:
+        within_score = within_z = np.full(len(axes.topics), np.nan)
+        within_change = np.full(len(axes.topics), "not compared", dtype=object)
+    pooled_z = proportion_z(pooled_shares[0], pooled_shares[1], n_from, n_to)
+    pooled_change = _change(pooled_z)
+    venue_mix_only = (pooled_change != within_change) & (within_change != "not compared")
+    venue_mix_only &= (pooled_change != "flat") | (within_change != "flat")
+    if method == "venues":
+        papers, totals, chosen, score, z = within_papers, compared, shares, within_score, within_z
+    else:
+        papers = np.stack([counts_from, counts_to])
+        totals = np.array([n_from, n_to])
+        chosen, score, z = np.stack(pooled_shares), pooled_score, pooled_z
     table = pd.DataFrame(
         {
             "topic": axes.topics,
             "label": _labels(axes.topics, labels),
-            "from_papers": counts_from.astype("int64"),
-            "to_papers": counts_to.astype("int64"),
-            "from_share": (counts_from / counts_from.sum()).round(6),
-            "to_share": (counts_to / counts_to.sum()).round(6),
-            "score": score.round(3),
+            "from_papers": papers[0].astype("int64"),
+            "to_papers": papers[1].astype("int64"),
+            "from_total": np.full(len(axes.topics), int(totals[0])),
+            "to_total": np.full(len(axes.topics), int(totals[1])),
+            "from_share": np.round(chosen[0], 6),
+            "to_share": np.round(chosen[1], 6),
+            "score": np.round(score, 3),
+            "z": np.round(z, 3),
+            "change": within_change if method == "venues" else pooled_change,
+            "pooled_from_share": pooled_shares[0].round(6),
+            "pooled_to_share": pooled_shares[1].round(6),
+            "pooled_score": pooled_score.round(3),
+            "pooled_z": pooled_z.round(3),
+            "pooled_change": pooled_change,
+            "within_score": np.round(within_score, 3),
+            "within_z": np.round(within_z, 3),
+            "within_change": within_change,
+            "venue_mix_only": venue_mix_only,
         }
     )
-    table = table[(table["topic"] != OUTLIER_TOPIC) & (table["from_papers"] + table["to_papers"] > 0)]
+    table = table[(axes.topics != OUTLIER_TOPIC) & (counts_from + counts_to > 0)]
     return table.sort_values(["score", "topic"], ascending=[False, True]).reset_index(drop=True)
+
+
+def venue_mix_note(changes: pd.DataFrame, limit: int = 5) -> str:
+    """One sentence naming the topics whose pooled rise or fall comes from which venues the periods hold
+    (`topic_changes`' ``venue_mix_only``), or "" when there is none.
+
+        >>> changes = pd.DataFrame({"label": ["llm"], "pooled_change": ["rising"], "within_change": ["flat"],
+        ...     "pooled_from_share": [0.02], "pooled_to_share": [0.066], "venue_mix_only": [True]})
+        >>> venue_mix_note(changes)[:61]
+        'Pooled, llm rises (2.0% → 6.6%), but not within venues (flat)'
+    """
+    if changes.empty or "venue_mix_only" not in changes or not changes["venue_mix_only"].any():
+        return ""
+    flagged = changes[changes["venue_mix_only"].astype(bool)]
+    verbs = {"rising": "rises", "falling": "falls", "flat": "is flat"}
+    parts = [
+        f"{label} {verbs[str(pooled)]} ({a:.1%} → {b:.1%}), but not within venues ({within})"
+        if pooled != "flat"
+        else f"{label} is flat ({a:.1%} → {b:.1%}), but {within} within venues"
+        for label, pooled, within, a, b in zip(
+            flagged["label"], flagged["pooled_change"], flagged["within_change"],
+            flagged["pooled_from_share"], flagged["pooled_to_share"], strict=True,
+        )
+    ][:limit]  # fmt: skip
+    more = f" and {len(flagged) - limit} more" if len(flagged) > limit else ""
+    return f"Pooled, {'; '.join(parts)}{more}: the change comes from which venues the years hold."
 
 
 def rising_terms(
