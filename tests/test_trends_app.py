@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 from synthetic import trend_papers
+from venue_mix import JOINS_LATER, venue_mix_papers
 
 from dashboard import cli, export, trends
 from dashboard.ui import data, keys
@@ -193,7 +194,7 @@ def test_the_cli_writes_the_topic_shares_and_the_terms(
     rising = pd.read_csv(terms)
     assert list(rising.columns)[:4] == ["term", "from_share", "to_share", "score"]
     assert rising["score"].iloc[0] > 0 > rising["score"].iloc[-1]
-    assert "fastest-rising topic:" in err
+    assert "fastest-rising topic (shares within venues):" in err  # two venues: it says which shares
 
 
 @pytest.mark.parametrize(
@@ -235,3 +236,62 @@ def test_a_run_makes_each_mask_once_for_the_filters_left() -> None:
     assert without_venue is not unfiltered_year
     assert np.array_equal(without_venue, Filters(q="graph").mask(papers).to_numpy())
     assert view.mask_without("venue") is view.mask_without("venue", "year")
+
+
+@pytest.fixture(scope="module")
+def joins_later_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Venue B joins in 2022 with five times venue A's share of the graph topic; flat within each venue."""
+    path = tmp_path_factory.mktemp("trends-venues") / "joins.jsonl"
+    venue_mix_papers(JOINS_LATER, per_cell=60).drop(columns=["topic"]).to_json(
+        path, orient="records", lines=True
+    )
+    return path
+
+
+def _texts(at: AppTest) -> str:
+    return "\n".join(
+        [str(e.value) for e in (*at.caption, *at.markdown, *at.warning, *at.info)]
+        + [str(c.proto.spec) for c in at.get("plotly_chart")]
+    )
+
+
+def test_the_page_shows_which_venues_each_year_holds_and_compares_within_venues(
+    monkeypatch: pytest.MonkeyPatch, joins_later_file: Path
+) -> None:
+    at = trends_page(monkeypatch, joins_later_file)
+    assert not at.exception, [e.value for e in at.exception]
+    grid = next(df.value for df in at.dataframe if "2020" in df.value.columns)
+    assert grid.set_index("venue").fillna(0).astype(int).to_dict("index") == {
+        "A": {"2020": 60, "2021": 60, "2022": 60, "2023": 60},
+        "B": {"2020": 0, "2021": 0, "2022": 60, "2023": 60},
+    }
+    assert at.segmented_control(key=keys.TRENDS_SHARES).value == "venues"
+    texts = _texts(at)
+    assert "Shares within venues" in texts and "(shares within venues)" in texts
+    # Pooled, the graph topic rises (10% -> 30%) only because B joins: flagged, and not drawn as rising.
+    warnings = [w.value.replace("\\", "") for w in at.warning]  # the note is escaped markdown
+    assert any("but not within venues" in w and "10.0% → 30.0%" in w for w in warnings), warnings
+    assert "No topic rose or fell clearly" in texts
+
+
+def test_the_pooled_share_is_a_setting_in_the_url(
+    monkeypatch: pytest.MonkeyPatch, joins_later_file: Path
+) -> None:
+    at = trends_page(monkeypatch, joins_later_file, {"shares": "pooled"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.segmented_control(key=keys.TRENDS_SHARES).value == "pooled"
+    texts = _texts(at)
+    assert "Pooled shares" in texts and "fastest-rising" in texts and "(shares within venues)" not in texts
+    assert any("but not within venues" in w.value for w in at.warning)  # still flagged
+    at.segmented_control(key=keys.TRENDS_SHARES).set_value("venues").run()
+    assert "shares" not in at.query_params  # the default leaves the URL
+
+
+def test_with_one_venue_the_page_says_nothing_of_venues(
+    monkeypatch: pytest.MonkeyPatch, corpus_file: Path
+) -> None:
+    at = trends_page(monkeypatch, corpus_file, {"venue": "ConfA"})
+    assert not at.exception, [e.value for e in at.exception]
+    texts = _texts(at)
+    assert "within venues" not in texts.lower() and "Pooled" not in texts and "Which venues" not in texts
+    assert not [c for c in at.segmented_control if c.key == keys.TRENDS_SHARES]

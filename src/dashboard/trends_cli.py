@@ -8,6 +8,11 @@ outliers are topic -1) to --out (stdout as CSV without it) and, with --terms, th
 terms (``term, from_share, to_share, score``, then ``from_papers, to_papers``: the papers using it in
 each period). The periods are --from and --to (one year each) or, by default, the first and the last
 half of the span. A one-line summary (the fastest-rising topic and term) goes to stderr.
+
+By year, shares compare like with like by default (``--shares venues``): a topic's share within each
+venue, standardised to the corpus's venue mix (`trends.within_venue_shares`), so a year that holds other
+venues moves no topic by itself; ``--shares pooled`` keeps all the year's papers together. The summary
+says which, and names the topics whose pooled rise or fall comes only from the venue mix.
 """
 
 from __future__ import annotations
@@ -46,6 +51,13 @@ def add_trends_command(subparsers: Any) -> None:
         help="topic-share table (.csv .json .jsonl .parquet .xlsx)",
     )
     parser.add_argument("--terms", type=cli.output_path, metavar="FILE", help="rising and falling terms")
+    parser.add_argument(
+        "--shares",
+        choices=tuple(trends.METHODS),
+        default=trends.DEFAULT_METHOD,
+        help="shares per year within venues, standardised to one venue mix (venues, the default), or "
+        "all the year's papers together (pooled); with one venue they are the same",
+    )
     parser.add_argument(
         "--from", dest="from_year", type=int, metavar="YEAR", help="the earlier year compared"
     )
@@ -119,7 +131,7 @@ def run_trends(args: argparse.Namespace) -> int:
         for t, label in zip(analysis.topics["topic"], analysis.topics["label"], strict=True)
     }
     axes = trends.Axes.of(analysis.papers)
-    shares = trends.topic_shares(axes, args.by, labels=names)[SHARE_COLUMNS]
+    shares = trends.topic_shares(axes, args.by, labels=names, method=args.shares)[SHARE_COLUMNS]
     if args.out is None:
         sys.stdout.write(export.to_bytes(shares, "csv").decode("utf-8-sig"))
     elif not _write(shares, args.out, "topic shares"):
@@ -135,7 +147,7 @@ def run_trends(args: argparse.Namespace) -> int:
         if args.terms is not None:
             return cli.EXIT_USAGE
         return status
-    changes = trends.topic_changes(axes, from_years, to_years, labels=names)
+    changes = trends.topic_changes(axes, from_years, to_years, labels=names, method=args.shares)
     counts = make_counts(args.ngram)
     terms = trends.rising_terms(
         counts,
@@ -145,7 +157,13 @@ def run_trends(args: argparse.Namespace) -> int:
     )
     if args.terms is not None and not _write(terms[TERM_COLUMNS], args.terms, "terms"):
         return cli.EXIT_USAGE
-    print(_summary(changes, terms, from_years, to_years), file=sys.stderr)
+    several_venues = len(trends.coverage(axes)) >= 2  # papers without a venue count as one
+    print(
+        _summary(changes, terms, from_years, to_years, args.shares if several_venues else ""), file=sys.stderr
+    )
+    note = trends.venue_mix_note(changes) if several_venues else ""
+    if note:
+        print(note, file=sys.stderr)
     return status
 
 
@@ -163,12 +181,21 @@ def _span(years: tuple[int, ...]) -> str:
     return str(years[0]) if len(years) == 1 else f"{years[0]}-{years[-1]}"
 
 
-def _summary(changes: Any, terms: Any, from_years: tuple[int, ...], to_years: tuple[int, ...]) -> str:
-    """``fastest-rising topic: ... 3.1% -> 7.9%; term: ... 1.2% -> 4.0% (2021-2022 -> 2023-2024)``."""
+def _summary(
+    changes: Any, terms: Any, from_years: tuple[int, ...], to_years: tuple[int, ...], method: str = ""
+) -> str:
+    """``fastest-rising topic (shares within venues): ... 3.1% -> 7.9%; term: ... 1.2% -> 4.0% of papers
+    (2021-2022 -> 2023-2024)``; ``method`` ("" with one venue: both are the same) names the shares."""
     parts = []
-    if len(changes) and changes["score"].iloc[0] > 0:
-        top = changes.iloc[0]
-        parts.append(f"fastest-rising topic: {top['label']} {top['from_share']:.1%} -> {top['to_share']:.1%}")
+    within = {"venues": " (shares within venues)", "pooled": " (pooled shares)"}.get(method, "")
+    rose = changes[changes["change"] == "rising"] if len(changes) else changes
+    if len(rose):
+        top = rose.iloc[0]
+        parts.append(
+            f"fastest-rising topic{within}: {top['label']} {top['from_share']:.1%} -> {top['to_share']:.1%}"
+        )
+    elif len(changes):
+        parts.append(f"no topic rose clearly{within}")
     if len(terms) and terms["score"].iloc[0] > 0:
         top = terms.iloc[0]
         parts.append(f"term: {top['term']} {top['from_share']:.1%} -> {top['to_share']:.1%} of papers")

@@ -23,6 +23,7 @@ from dashboard.ui.url import param, read_query, setting, sync_widget, update_fil
 
 GROUPINGS = {"year": "All venues", "venue,year": "Per venue"}
 SCALES = {"share": "Share of papers", "papers": "Papers"}
+SHARES = {"venues": "Within venues", "pooled": "Pooled"}
 NGRAMS = {"1": "Words", "2": "Two-word phrases"}
 SHOWN_TOPICS = 5  # rising and as many falling topics drawn as lines (plus any topic filtered to)
 PAPERS_LISTED = 200
@@ -123,6 +124,11 @@ mark("span")  # bench/: when each part of a run finished
 several_years, several_venues = len(years) >= 2, len(venues) >= 2
 by = setting(keys.URL_TRENDS_BY, GROUPINGS, default="year") if several_venues else "year"
 scale = setting(keys.URL_TRENDS_SCALE, SCALES, default="share")
+# Within venues or pooled matters only where the years' papers come from several venues (papers without
+# a venue count as one); with one they are the same, and the page says nothing of it.
+grid = trends.coverage(axes, mask_without("year", "topic"))
+mixed_venues = len(grid) >= 2 and by == "year"
+method = setting(keys.URL_TRENDS_SHARES, SHARES, default=trends.DEFAULT_METHOD) if mixed_venues else "pooled"
 default_from, default_to = trends.default_periods(years)
 chosen_from, chosen_to = param(keys.URL_TRENDS_FROM), param(keys.URL_TRENDS_TO)
 year_texts = [str(y) for y in years]
@@ -168,6 +174,20 @@ with controls:
         help="Topic lines as the share of each year's papers (normalised) or as raw paper counts.",
         width="content",
     )
+if mixed_venues and several_years:
+    with controls:
+        sync_widget(keys.TRENDS_SHARES, method)
+        st.segmented_control(
+            "Shares",
+            list(SHARES),
+            format_func=lambda m: SHARES[m],
+            key=keys.TRENDS_SHARES,
+            on_change=_on_setting,
+            args=(keys.TRENDS_SHARES, keys.URL_TRENDS_SHARES, trends.DEFAULT_METHOD),
+            help="Within venues: a topic's share in each venue, standardised to one venue mix, so a year "
+            "that holds other venues does not move it. Pooled: all the year's papers together.",
+            width="content",
+        )
 if several_years:
     halves = "halves"
     options = [halves, *year_texts]
@@ -226,15 +246,41 @@ if several_years:
     )
 
 mark("settings")
+# --------------------------------------------------------------------- which venues each year holds
+if several_years and mixed_venues:
+    st.markdown("**Which venues each year holds** (papers)")
+    components.show_table(
+        grid.replace(0, np.nan).reset_index(),
+        {
+            "venue": st.column_config.TextColumn("Venue", width=140),
+            **{y: st.column_config.NumberColumn(y, format="%d", width=70) for y in grid.columns},
+        },
+        visible=len(grid),
+    )
+
 # --------------------------------------------------------------------- topic share over time
 if several_years and has_topics:
     st.header("Topic share over time")
     line_mask = mask_without("year", "topic", *(("venue",) if per_venue else ()))
-    shares = trends.topic_shares(axes, by, line_mask, view.topic_names)
-    changes = trends.topic_changes(axes, from_years, to_years, line_mask, view.topic_names)
-    rising = changes[changes["score"] > 0].head(SHOWN_TOPICS)["topic"].tolist()
-    falling = changes[changes["score"] < 0].tail(SHOWN_TOPICS)["topic"].tolist()
+    shares = trends.topic_shares(axes, by, line_mask, view.topic_names, method=method)
+    changes = trends.topic_changes(axes, from_years, to_years, line_mask, view.topic_names, method=method)
+    rising = changes[changes["change"] == "rising"].head(SHOWN_TOPICS)["topic"].tolist()
+    falling = changes[changes["change"] == "falling"].tail(SHOWN_TOPICS)["topic"].tolist()
     shown = list(dict.fromkeys([*view.filters.topic, *rising, *falling]))
+    if rising or falling:
+        lines_title = (
+            f"The {len(rising)} fastest-rising and {len(falling)} fastest-falling topics, "
+            f"{period_names[0]} → {period_names[1]}"
+        )
+    else:  # nothing changed clearly: the largest topics, not the least flat ones
+        largest = shares[shares["topic"] != OUTLIER_TOPIC].groupby("topic")["papers"].sum()
+        shown = list(dict.fromkeys([*view.filters.topic, *largest.nlargest(SHOWN_TOPICS).index.tolist()]))
+        lines_title = (
+            f"No topic rose or fell clearly, {period_names[0]} → {period_names[1]}: the largest topics"
+        )
+    within = method == "venues" and mixed_venues
+    if within:
+        lines_title += " (shares within venues)"
     with st.spinner("Finding each topic's terms per year (once per corpus)…"):
         year_terms = trend_data.topic_year_terms(digest, k, papers)
     clickable(
@@ -244,20 +290,47 @@ if several_years and has_topics:
             terms=year_terms,
             value=scale,
             by_venue=per_venue,
-            title=f"The {len(rising)} fastest-rising and {len(falling)} fastest-falling topics, "
-            f"{period_names[0]} → {period_names[1]}",
+            within_venues=within,
+            title=lines_title,
         ),
         "topic_lines",
     )
+    how = {
+        True: "Shares within venues: each topic's share in each venue, standardised to the venue mix of all "
+        "these papers (a venue × year model of its counts), so a year that holds other venues does not "
+        "move a topic by itself; the hover gives the pooled share too. ",
+        False: "Pooled shares: all of a year's papers together, so a year that holds other venues (see the "
+        "grid) moves every topic's share. "
+        if mixed_venues
+        else "",
+    }[within]
     st.caption(
-        "Rising and falling: weighted log-odds of each topic's papers in the later period against the "
-        "earlier one. Hover a point for the topic's terms that year (one topic model; c-TF-IDF of its "
-        "papers that year)."
+        how + f"A topic rose or fell when its share moved by more than {trends.CLEAR_Z:g} standard errors "
+        "(a two-proportion z over the papers of each period); the fastest are ranked by weighted log-odds "
+        f"of its papers in the later period against the earlier one. Shares over fewer than "
+        f"{trends.MIN_PAPERS} papers are not drawn. Hover a point for its papers and the topic's terms "
+        "that year (one topic model; c-TF-IDF of its papers that year)."
     )
+    if within:
+        unlinked = sorted(int(y) for y in shares.loc[shares["share"].isna(), "year"].unique())
+        if unlinked:
+            st.caption(
+                f"{', '.join(map(str, unlinked))}: no venue links these years to the others, so they "
+                "have no share within venues."
+            )
+        if len(changes) and (changes["within_change"] == "not compared").all():
+            st.caption(
+                "No venue has papers in both periods, so they cannot be compared within venues; "
+                "choose Pooled (above) to compare them anyway."
+            )
+    mix_note = trends.venue_mix_note(changes) if mixed_venues else ""
+    if mix_note:
+        st.warning(escape_markdown(mix_note), icon=":material/warning:")
     left, right = st.columns(2)
     with left:
-        csv_download(shares[["group", "year", "venue", "topic", "label", "papers", "share"]], "topic_shares",
-                     "the topic shares")  # fmt: skip
+        share_columns = ["group", "year", "venue", "topic", "label", "papers", "group_papers", "share",
+                         "pooled_share", "compared_papers"]  # fmt: skip
+        csv_download(shares[share_columns], "topic_shares", "the topic shares")
     with right:
         csv_download(changes, "topic_changes", "rising and falling topics")
 elif has_topics:
@@ -305,7 +378,12 @@ if several_years:
             if has_topics:
                 topic_table = (
                     trends.topic_changes(
-                        axes, from_years, to_years, mask_without("year", "topic"), view.topic_names
+                        axes,
+                        from_years,
+                        to_years,
+                        mask_without("year", "topic"),
+                        view.topic_names,
+                        method=method,
                     )
                     if per_venue
                     else changes  # the topic lines' mask: the same table

@@ -155,6 +155,7 @@ TRENDS_SCALE: Final = "trends.scale"
 TRENDS_FROM: Final = "trends.from"
 TRENDS_TO: Final = "trends.to"
 TRENDS_NGRAM: Final = "trends.ngram"
+TRENDS_SHARES: Final = "trends.shares"
 TRENDS_CLEAR: Final = "trends.clear_filters"
 TRENDS_CHART_PREFIX: Final = "trends.chart"  # + the chart's name: one selection state per chart
 
@@ -164,4 +165,5 @@ URL_TRENDS_SCALE: Final = "scale"  # Trends: share (default) or papers
 URL_TRENDS_FROM: Final = "from"  # Trends: the earlier year compared (default: the first half of the span)
 URL_TRENDS_TO: Final = "to"  # Trends: the later year compared (default: the last half of the span)
 URL_TRENDS_NGRAM: Final = "tngram"  # Trends: 1 (words) or 2 (two-word phrases)
+URL_TRENDS_SHARES: Final = "shares"  # Trends: venues (within venues, default) or pooled
 URL_SORT: Final = "sort"  # Papers: the table's order, a column ("title") or "-" and a column ("-n_words")
