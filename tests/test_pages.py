@@ -343,3 +343,22 @@ def test_the_word_cloud_shows_distinctive_words_by_default_and_says_so() -> None
     assert "most frequent" in next(e for e in at.main if type(e).__name__ == "Image").proto.imgs[0].alt
     at = ok(app("terms"))  # no filter: each topic against the others, said on the page
     assert "each topic's" in captions(at) and "against the other topics" in captions(at)
+
+
+def test_keyword_in_context_fits_every_cell_to_its_column_and_marks_each_cut() -> None:
+    # Issue 49: on the seeds one Before text spilled into the Paper column (wide letters in 36
+    # characters) and After texts were clipped at the cell's edge. Every cell now fits its column
+    # at its narrowest (1024 px), and a text that was cut says so with an ellipsis.
+    from dashboard import terms as term_counts
+    from dashboard.ui import components, tables
+
+    columns = {"title": 190, "left": 270, "match": 90, "right": 270}  # the page's KWIC_COLUMNS
+    room = tables.fit_widths(columns, components.PAGE_WIDTH_PX)
+    for term in ("diffusion", "model", "graph"):
+        at = ok(app("terms", {"term": term}))
+        lines = at.main.dataframe[-1].value
+        assert len(lines) > 0, term
+        for column in ("title", "left", "right"):
+            widths = lines[column].map(term_counts.text_width_px)
+            assert (widths <= room[column] - 16).all(), (term, column, lines[column][widths.idxmax()])
+        assert lines["left"].str.startswith("…").any() and lines["right"].str.endswith("…").any()

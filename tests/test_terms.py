@@ -513,3 +513,22 @@ def test_with_no_filter_the_clouds_keywords_are_each_topics_distinctive_words() 
     assert set(found["term"]) == {word for words in own for word in words}
     assert counts.keywords(None).empty  # no filter and no groups: nothing to set apart
     assert counts.keywords(np.ones(80, dtype=bool)).empty
+
+
+@pytest.mark.parametrize("keep", ["start", "end"])
+@given(text=st.text(min_size=0, max_size=200), width=st.floats(min_value=20, max_value=400))
+@settings(max_examples=200, deadline=None)
+def test_fit_width_never_overflows_and_marks_a_cut(text: str, width: float, keep: str) -> None:
+    fitted = terms.fit_width(text, width, keep=keep)
+    assert terms.text_width_px(fitted) <= width
+    if fitted != " ".join(text.split()):
+        assert fitted.endswith("…") if keep == "start" else fitted.startswith("…")
+
+
+def test_fit_width_cuts_at_words_keeping_the_side_next_to_the_term() -> None:
+    before = "…coast and on a controlled advection–"  # the seeds' row that spilled at 36 characters
+    assert terms.text_width_px(before) > 170
+    fitted = terms.fit_width(before, 170, keep="end")
+    assert fitted.startswith("…") and fitted.endswith("controlled advection–")
+    after = terms.fit_width("models is often computationally prohibitive for long", 170)
+    assert after.startswith("models is often") and after.endswith("…")

@@ -639,6 +639,73 @@ def keyword_in_context(
     return pd.DataFrame(rows, columns=columns).astype({c: "str" for c in columns[1:]})
 
 
+# Character widths (in em) of the table's font, Source Sans at 14 px, measured in Chromium; a character
+# not listed counts as 1 em (CJK is 1 em; most other letters are narrower), so a fitted text never
+# overflows its cell. Keyword in context fits its Before and After columns with them: a Before text
+# cut to 36 characters overflowed its right-aligned cell into the Paper column when its letters
+# were wide ("coast and on a controlled advection–").
+_EM_WIDTHS: dict[str, float] = {
+    **dict.fromkeys("'", 0.18), **dict.fromkeys("|", 0.2), **dict.fromkeys(" ,.", 0.25),
+    **dict.fromkeys("/:;\\ijlt", 0.28), **dict.fromkeys("!()-I[]`fr", 0.33), **dict.fromkeys("Js", 0.39),
+    **dict.fromkeys('"', 0.41), **dict.fromkeys("?acez", 0.44), **dict.fromkeys("^{}", 0.48),
+    **dict.fromkeys("0123456789#$*_bdghknopquvxy–", 0.5), **dict.fromkeys("~", 0.54),
+    **dict.fromkeys("+<=>FPS", 0.56), **dict.fromkeys("ELTZ", 0.61), **dict.fromkeys("BCR", 0.67),
+    **dict.fromkeys("ADGHKNOQUVXYw", 0.72), **dict.fromkeys("&m", 0.78), **dict.fromkeys("%", 0.83),
+    **dict.fromkeys("M", 0.89), **dict.fromkeys("@", 0.92), **dict.fromkeys("W", 0.94),
+}  # fmt: skip
+ELLIPSIS = "…"
+
+
+def text_width_px(text: str, font_px: float = 14.0) -> float:
+    """About how wide ``text`` is drawn in the tables' font (Source Sans) at ``font_px``, never less.
+
+    >>> text_width_px("mill"), text_width_px("漢")
+    (22.7, 14.0)
+    """
+    return round(sum(_EM_WIDTHS.get(char, 1.0) for char in text) * font_px, 1)
+
+
+def fit_width(text: str, width_px: float, *, keep: str = "start", font_px: float = 14.0) -> str:
+    """``text`` cut at a word to fit ``width_px`` (`text_width_px`), with an ellipsis where it was cut.
+
+    ``keep="start"`` keeps the beginning (an After column, a title); ``keep="end"`` keeps the end (a
+    Before column, which ends at the term). A word longer than the whole width is cut inside.
+
+    >>> fit_width("models are often computationally prohibitive", 120)
+    'models are often…'
+    >>> fit_width("…spatial fields using a controlled advection", 140, keep="end")
+    '…a controlled advection'
+    """
+    text = " ".join(text.split())
+    if text_width_px(text, font_px) <= width_px:
+        return text
+    bare = text.strip(ELLIPSIS + " ")
+    words = bare.split(" ")
+    room = width_px - text_width_px(ELLIPSIS, font_px)
+    kept: list[str] = []
+    used = 0.0
+    for word in words if keep == "start" else reversed(words):
+        more = text_width_px((" " if kept else "") + word, font_px)
+        if used + more > room:
+            break
+        kept.append(word)
+        used += more
+    if not kept:  # one word wider than the cell: cut inside it
+        word = words[0] if keep == "start" else words[-1]
+        chars = word if keep == "start" else word[::-1]
+        for char in chars:
+            more = text_width_px(char, font_px)
+            if used + more > room:
+                break
+            kept.append(char)
+            used += more
+        piece = "".join(kept) if keep == "start" else "".join(reversed(kept))
+        return piece + ELLIPSIS if keep == "start" else ELLIPSIS + piece
+    if keep == "start":
+        return " ".join(kept) + ELLIPSIS
+    return ELLIPSIS + " ".join(reversed(kept))
+
+
 KWIC_ORDERS = ("corpus", "before", "after")
 
 

@@ -4,10 +4,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from dashboard import charts, figures, terms
-from dashboard.ui import components, data, keys
+from dashboard.ui import components, data, keys, tables
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
@@ -17,9 +18,13 @@ NGRAMS = {"1": "Words", "2": "Two-word phrases", "3": "Three-word phrases"}
 GROUPS = {"topic": "Topic", "area": "Research area", "venue": "Venue", "source": "Source file"}
 CLOUD_TERMS = 150  # the chart, the cloud and the default term come from the most frequent terms
 KWIC_SHOWN = 500  # lines of keyword in context: more than anyone reads, and the scan stops there
-# Characters of context either side: what the Before and After columns show whole at 1280 px, so the
-# words next to the term are never cut off (Before is right-aligned and ends at the term).
-KWIC_WINDOW = 36
+# Characters of context either side, read from the abstract; each side is then fitted to its column's
+# width at its narrowest (`KWIC_COLUMNS` fitted to 1024 px), cut at a word with an ellipsis
+# (`terms.fit_width`): cut to 36 characters, a Before text of wide letters overflowed its right-aligned
+# cell into the Paper column, and After texts were clipped at the cell's edge.
+KWIC_WINDOW = 60
+KWIC_COLUMNS = {"title": 190, "left": 270, "match": 90, "right": 270}
+CELL_PADDING_PX = 18  # the grid's padding either side of a cell's text, and a pixel to spare
 KWIC_ORDERS = {"corpus": "Corpus order", "before": "Word before", "after": "Word after"}
 GROUP_SAMPLE = 50_000  # papers the group comparison counts at most (a seeded sample above that)
 CLOUDS = {"distinctive": "Distinctive words", "frequent": "Most frequent"}
@@ -253,15 +258,26 @@ if term:
             escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers, {sorted_by}')
         )
     if len(lines):
-        components.show_table(
-            lines.assign(title=view.papers["title"].iloc[lines["id"].to_numpy()].to_numpy())[
-                ["title", "left", "match", "right"]
-            ],
+        room = {
+            name: width - CELL_PADDING_PX
+            for name, width in tables.fit_widths(KWIC_COLUMNS, components.PAGE_WIDTH_PX).items()
+        }
+        titles = view.papers["title"].iloc[lines["id"].to_numpy()].astype(str)
+        fitted = pd.DataFrame(
             {
-                "title": st.column_config.TextColumn("Paper", width=190),
-                "left": st.column_config.TextColumn("Before", width=270, alignment="right"),
-                "match": st.column_config.TextColumn("Term", width=90, alignment="center"),
-                "right": st.column_config.TextColumn("After", width=270),
+                "title": [terms.fit_width(t, room["title"]) for t in titles],
+                "left": [terms.fit_width(t, room["left"], keep="end") for t in lines["left"]],
+                "match": lines["match"].to_numpy(),
+                "right": [terms.fit_width(t, room["right"]) for t in lines["right"]],
+            }
+        )
+        components.show_table(
+            fitted,
+            {
+                "title": st.column_config.TextColumn("Paper", width=KWIC_COLUMNS["title"]),
+                "left": st.column_config.TextColumn("Before", width=KWIC_COLUMNS["left"], alignment="right"),
+                "match": st.column_config.TextColumn("Term", width=KWIC_COLUMNS["match"], alignment="center"),
+                "right": st.column_config.TextColumn("After", width=KWIC_COLUMNS["right"]),
             },
         )
 
