@@ -195,7 +195,8 @@ def cli_page() -> str:
             help_text = formatter._expand_help(action) if action.help else ""
             if action.choices and "{" not in name and not isinstance(action, argparse._SubParsersAction):
                 help_text += f" (one of: {', '.join(f'`{choice}`' for choice in action.choices)})"
-            name = name.replace("|", "\\|")
+            if "|" in name:  # a pipe inside a code span would end the table cell: write the span as HTML
+                name = re.sub(r"`([^`]*)`", r"<code>\1</code>", name.replace("|", "&#124;"))
             rows.append(f"| {name} | {_cell(help_text)} |")
         if rows:
             out += ["| argument | meaning |", "|---|---|", *rows, ""]

@@ -61,7 +61,9 @@ def test_every_cli_command_and_flag_is_in_the_reference(command: str) -> None:
     )
     section = page.split(heading, 1)[1].split("\n## ", 1)[0]
     (found,) = [c for c in gen.commands() if c.name == command]
-    missing = [option for option in found.options() if not re.search(rf"`{re.escape(option)}[ `]", section)]
+    missing = [
+        option for option in found.options() if not re.search(rf"(`|<code>){re.escape(option)}[ `<]", section)
+    ]
     assert not missing, (
         f"{command}: flags {missing} missing from docs/reference/cli.md: run docs/gen_reference.py"
     )
