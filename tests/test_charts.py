@@ -423,12 +423,40 @@ def test_the_word_cloud_draws_only_words_big_enough_to_read() -> None:
     assert layout[0][0] == "term000"
 
 
-def test_topic_bar_labels_are_short_enough_for_half_a_page_at_1024_px() -> None:
-    label = "reinforcement learning · policy optimization · offline reward models"
-    bar = charts.topic_sizes(pd.DataFrame({"topic": [7], "label": [label]}), pd.Series({7: 3})).to_dict()
+def test_topic_bar_labels_show_two_lines_of_the_label_and_the_whole_label_on_hover() -> None:
+    # Issue 49: labels were cut at 30 characters even at 1920 px. Two lines, each no longer than one
+    # line was, broken between the label's terms; the bars grow to hold them.
+    label = "reinforcement learning · policy optimization · offline reward models · critics"
+    table = pd.DataFrame({"topic": [7, 8], "label": [label, "short"]})
+    bar = charts.topic_sizes(table, pd.Series({7: 3, 8: 2})).to_dict()
     data = bar["data"][0]
-    assert len(data["y"][0]) <= len("7: ") + charts.TOPIC_AXIS_CHARS
+    lines = data["y"][0].split("<br>")
+    assert len(lines) == 2
+    assert lines[0] == "7: reinforcement learning ·"
+    assert lines[1].startswith("policy optimization") and lines[1].endswith("…")
+    assert all(len(line) <= len("7: ") + charts.AXIS_LINE_CHARS for line in lines)
+    shown = " ".join(lines).replace("…", "")
+    assert len(shown) > 30 + len("7: ")  # more than the one line of 30 it had
+    assert data["y"][1] == "8: short"
     assert data["hovertext"][0] == f"7: {label}"  # the whole label on hover
+    one_line = charts.topic_sizes(table.assign(label="short"), pd.Series({7: 3, 8: 2})).layout.height
+    assert bar["layout"]["height"] >= one_line
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("short", "short"),
+        ("diffusion · guidance · sampling · score · noise · denoising",
+         "diffusion · guidance · sampling ·<br>score · noise · denoising"),
+        ("large language model · reasoning · chain thought · math",
+         "large language model · reasoning ·<br>chain thought · math"),
+        ("<b>x</b> " * 10, "&lt;b&gt;x&lt;/b&gt; &lt;b&gt;x&lt;/b&gt; &lt;b&gt;x&lt;/b&gt;<br>"
+         "&lt;b&gt;x&lt;/b&gt; &lt;b&gt;x&lt;/b&gt; &lt;b&gt;x&lt;/b&gt;…"),
+    ],
+)  # fmt: skip
+def test_axis_labels_wrap_between_terms_and_stay_escaped(text: str, expected: str) -> None:
+    assert charts.axis_label(text) == expected
 
 
 def test_map_labels_read_at_4_5_to_1_on_their_colour() -> None:

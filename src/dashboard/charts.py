@@ -38,7 +38,6 @@ PALETTE: tuple[str, ...] = colours.TOPIC_PALETTE
 SELECTED_MARK = "✓ "
 THEME_BACKGROUNDS = ("#ffffff", "#0f1117")  # .streamlit/config.toml, [theme.light] and [theme.dark]
 MAX_LABEL_CHARS = 48
-RATE_LABEL_CHARS = 36  # the release-rate charts share half a page with another chart
 # A horizontal legend under a chart, placed from the bottom of the whole figure ("container"): Plotly
 # keeps room for it under the axis labels. Placed at a share of the plot's height below the axis
 # (y=-0.12), it stayed where it was when a wider window took a row off the legend, over the years.
@@ -73,8 +72,68 @@ def wrapped_label(text: object, width: int = 60, max_lines: int = 3) -> str:
     return "<br>".join(_escape(line) for line in lines)
 
 
-def _bar_height(n_bars: int) -> int:
-    return int(max(220, min(1400, BAR_HEIGHT_PX * n_bars + 110)))
+# A bar's label on the category axis: up to AXIS_LINES lines of AXIS_LINE_CHARS, broken between a topic
+# label's terms (" · ") or between words. Cut to one line of 30 characters, a topic's label showed two
+# of its terms even at 1920 px; two lines show twice as much in the same width at every window size
+# (the axis cannot know the window's width: Plotly sizes it in the browser).
+AXIS_LINE_CHARS = 34
+AXIS_LINES = 2
+LINE_PX = 14  # a second line of an axis label makes its bar's row this much taller
+
+
+def axis_label(text: object, line_chars: int = AXIS_LINE_CHARS, lines: int = AXIS_LINES) -> str:
+    """Corpus text as a bar's axis label: escaped, on up to ``lines`` lines joined by ``<br>``, each
+    at most ``line_chars`` long, broken between words (after a topic label's " · " where the next
+    term would not fit whole), the last cut with an ellipsis.
+
+    >>> axis_label("reinforcement learning · policy optimization · offline reward models")
+    'reinforcement learning ·<br>policy optimization · offline…'
+    """
+    value = " ".join(visible(text).split())
+    if len(value) <= line_chars:
+        return _escape(value)
+    tokens: list[str] = []
+    for word in value.split(" "):
+        if word == "·" and tokens:
+            tokens[-1] += " ·"
+        else:
+            tokens.extend(textwrap.wrap(word, line_chars) or [word])
+    out: list[str] = []
+    for n, token in enumerate(tokens):
+        term = token  # the token and the rest of its term (up to the next " ·"), to keep a term whole
+        for later in tokens[n + 1 :]:
+            if term.endswith("·"):
+                break
+            term += " " + later
+        if (
+            not out
+            or len(out[-1]) + 1 + len(token) > line_chars
+            or (
+                out[-1].endswith("·")
+                and len(out[-1]) + 1 + len(term) > line_chars
+                and len(term) <= line_chars
+            )
+        ):
+            out.append(token)
+        else:
+            out[-1] += " " + token
+    if len(out) > lines:
+        words, last = " ".join(out[lines - 1 :]).split(" "), ""
+        for word in words:  # whole words, as many as fit before the ellipsis
+            if len(last) + len(word) + 1 > line_chars - 1:
+                break
+            last = f"{last} {word}".strip()
+        out = [*out[: lines - 1], (last or words[0][: line_chars - 1]).rstrip(" ·") + "…"]
+    return "<br>".join(_escape(line) for line in out)
+
+
+def _label_lines(labels: Sequence[str]) -> int:
+    return max((label.count("<br>") + 1 for label in labels), default=1)
+
+
+def _bar_height(n_bars: int, lines: int = 1) -> int:
+    row = BAR_HEIGHT_PX + LINE_PX * (max(1, lines) - 1)
+    return int(max(220, min(2000, row * n_bars + 110)))
 
 
 def _whole_number_ticks(values: pd.Series) -> dict[str, Any]:
@@ -135,8 +194,10 @@ def figure(
 
 
 def _bars_down(bars: Mapping[str, Any], *, n_bars: int, **layout: Any) -> go.Figure:
-    """`figure` of horizontal bars, the first on top, as tall as `_bar_height` of ``n_bars``."""
-    return figure([bars], height=_bar_height(n_bars), yaxis=BARS_DOWN, **layout)
+    """`figure` of horizontal bars, the first on top, as tall as `_bar_height` of ``n_bars`` (rows of
+    two lines where a label has two)."""
+    height = _bar_height(n_bars, _label_lines(list(bars.get("y", []))))
+    return figure([bars], height=height, yaxis=BARS_DOWN, **layout)
 
 
 def top_counts(
@@ -194,8 +255,7 @@ def choice_bars(
     table = pd.concat([top, extra])
     colours = [ACCENT if (not chosen or v in chosen) else MUTED for v in table.index]
     labels = [
-        (SELECTED_MARK if v in chosen else "") + safe_label((names or {}).get(v, v), RATE_LABEL_CHARS)
-        for v in table.index
+        (SELECTED_MARK if v in chosen else "") + axis_label((names or {}).get(v, v)) for v in table.index
     ]
     bars = {
         "type": "bar",
@@ -268,15 +328,11 @@ def topic_sizes(
     )
 
 
-# A topic bar's label is cut to this: at 1024 px a half-page chart cut longer labels off on the left
-# (Plotly's automargin gives the axis only so much); the hover box has the whole label.
-TOPIC_AXIS_CHARS = 30
-
-
-def _topic_axis_label(topic: int, label: object, chars: int = TOPIC_AXIS_CHARS) -> str:
+def _topic_axis_label(topic: int, label: object, chars: int | None = None) -> str:
+    """A topic bar's label: two lines (`axis_label`), or one of ``chars`` (the hover box's whole label)."""
     if topic == OUTLIER_TOPIC:
         return OUTLIER_LABEL
-    return f"{topic}: {safe_label(label, chars)}"
+    return f"{topic}: {safe_label(label, chars) if chars else axis_label(label)}"
 
 
 def release_rate(
@@ -308,7 +364,7 @@ def release_rate(
     bars = {
         "type": "bar",
         "x": table["rate"].to_numpy(),
-        "y": [safe_label(g, RATE_LABEL_CHARS) for g in table["group"]],
+        "y": [axis_label(g) for g in table["group"]],
         "orientation": "h",
         "marker": {"color": ACCENT},
         "text": text,
@@ -963,7 +1019,7 @@ def repo_states(counts: pd.DataFrame, *, title: str, group_title: str = "", limi
     top = counts.loc[counts.sum(axis=1).sort_values(ascending=False).index[:limit]]
     if len(counts) > limit:  # as `release_rate`: the title says that groups were left out
         title = f"{title} — the {limit} largest of {len(counts):,}"
-    labels = [safe_label(label, RATE_LABEL_CHARS) for label in top.index]
+    labels = [axis_label(label) for label in top.index]
     bars = [
         {
             "type": "bar",
@@ -982,7 +1038,7 @@ def repo_states(counts: pd.DataFrame, *, title: str, group_title: str = "", limi
         title=title,
         x_title="Papers",
         y_title=group_title,
-        height=_bar_height(len(top)) + 40,
+        height=_bar_height(len(top), _label_lines(labels)) + 40,
         yaxis=BARS_DOWN,
         barmode="stack",
         bargap=0.3,
