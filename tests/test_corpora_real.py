@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dashboard import corpus
-from dashboard.schema import CORE_COLUMNS
+from dashboard.schema import CODE_STATUSES, CORE_COLUMNS
 
 pytestmark = pytest.mark.corpora
 
@@ -106,4 +106,4 @@ def test_multiconf_27k_with_every_derived_field(corpora_dir: Path) -> None:
     assert (papers.loc[gives_repo, "code_status"] == "released").mean() > 0.99
     released = papers["code_status"] == "released"
     assert papers.loc[released, "code_url"].str.startswith("http").all()
-    assert set(papers["code_status"]) <= {"released", "project_page_only", "account_only", "promised", "none"}
+    assert set(papers["code_status"]) <= set(CODE_STATUSES)

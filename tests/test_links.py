@@ -366,13 +366,16 @@ _URL_PIECES = st.sampled_from(
         "https://", "http://", "www.", "github.com/", "a.github.io", "x.org/", "HTTP://", "javascript:",
         "data:", "owner", "repo", ".git", "/", "(", ")", "[", "](", "\\url{", "}", "\\_", "*", "**", ".",
         ",", " ", "\n", "“", "”", "<", ">", "#", "?q=1", "~me", "%20", "-", "é", "代码", "。", ":",
+        # loose forms (issue 51): spaced hosts, broken schemes, shorteners
+        "github", " .", ". ", "com/", "io", "git.io/", "https:/", "h t tps", "bit.ly/", "available:",
     ]
 )  # fmt: skip
 _LINKY_TEXT = st.lists(_URL_PIECES, max_size=30).map("".join)
 
 
 def _plain(text: str) -> str:
-    return text.replace("\\", "").lower()
+    # without spaces: a host written "github. com" is found as github.com
+    return "".join(text.replace("\\", "").split()).lower()
 
 
 @settings(max_examples=200, deadline=None)

@@ -107,7 +107,10 @@ DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "rej
 
 LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")
 
-CODE_STATUSES: tuple[str, ...] = ("released", "project_page_only", "account_only", "promised", "none")
+# `dashboard.links.code_release` says what each means; "stated": code said to be available, no link.
+CODE_STATUSES: tuple[str, ...] = (
+    "released", "project_page_only", "account_only", "stated", "promised", "none",
+)  # fmt: skip
 
 # What a check of the paper's own repository found (`dashboard.repocheck.states` says what each means).
 REPO_STATES: tuple[str, ...] = (
