@@ -37,8 +37,21 @@ Format 1 (``manifest.json`` says which; a reader refuses any other version with 
                            paper). Both optional: an index built before them opens, and search ranks
                            by the words matched instead of BM25 (dashboard.ranking says so)
 
-An index is trusted local data produced by this tool: it is read with ``allow_pickle=False`` and
-Arrow readers, and checked against its manifest (sizes always; checksums with ``verify=True``).
+An index is read as untrusted data: with ``allow_pickle=False`` and Arrow readers, and checked when
+opened (the parts read later, such as the Terms page's counts, when read), so a damaged or crafted
+index is an IndexFormatError naming the file, never a crash:
+
+- the manifest is bounded (`MAX_MANIFEST_BYTES`, nesting) and its fields are checked before use;
+- every file it names stays inside the index (`member`: no absolute or ``..`` name is even looked
+  at, no link may lead out), and has the size the manifest says;
+- every array has the shape and dtype the manifest implies, and every sparse one a sound structure
+  (`check_sparse`: positions in range, pointers that never decrease), one pass each, because SciPy's
+  compiled code trusts them (a column past the end was a SIGSEGV);
+- the paper table's text and list offsets lie inside their data (`check_arrow`: Arrow trusts them);
+- the SHA-256 checksums the manifest keeps are compared only with ``verify=True`` (the disk cache
+  does): hashing every file costs far more than the structural checks and grows with the index.
+
+An index whose manifest has no checksums opens the same way.
 """
 
 from __future__ import annotations
@@ -384,6 +397,52 @@ def _read_arrow(path: Path) -> pa.Table:
         return pa.ipc.open_file(pa.BufferReader(pa.py_buffer(mapped))).read_all()
     except (OSError, ValueError, pa.ArrowInvalid) as error:
         raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
+
+
+def check_arrow(path: Path, table: pa.Table) -> None:
+    """Raise IndexFormatError naming ``path`` unless every variable-length value of ``table`` (text,
+    lists, at any depth) lies inside its data: offsets from 0 up, never decreasing, within bounds.
+
+    Arrow's readers trust the offsets of a file they map: a value overwritten in papers.arrow's
+    offsets ended the server with SIGSEGV. Arrow's own full validation also decodes every text as
+    UTF-8 (the whole file read at open); the offsets alone are 8 bytes per value, checked with NumPy.
+    """
+    try:
+        table.validate()  # buffer sizes: every offsets buffer is long enough to be read below
+        for column in table.columns:
+            for chunk in column.chunks:
+                _check_offsets(chunk)
+    except (pa.ArrowInvalid, ValueError) as error:
+        raise IndexFormatError(f"{path}: {error}: the index is damaged; rebuild it") from None
+
+
+def _check_offsets(array: pa.Array) -> None:
+    """`check_arrow` of one array (and its children); ValueError says which column is unsound."""
+    kind = array.type
+    if pa.types.is_struct(kind):
+        for number in range(kind.num_fields):
+            _check_offsets(array.field(number))
+        return
+    text = pa.types.is_string(kind) or pa.types.is_binary(kind)
+    large_text = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    listed = pa.types.is_list(kind) or pa.types.is_large_list(kind)
+    if not (text or large_text or listed):
+        return
+    buffers = array.buffers()
+    if buffers[1] is None:  # no values at all (`validate` saw that the length allows it)
+        return
+    wide = large_text or pa.types.is_large_list(kind)
+    offsets: np.ndarray = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)
+    offsets = offsets[array.offset : array.offset + len(array) + 1]
+    if listed:
+        children = array.values
+        limit = len(children)
+    else:
+        limit = buffers[2].size if buffers[2] is not None else 0
+    if len(offsets) and (offsets[0] < 0 or offsets[-1] > limit or bool((offsets[1:] < offsets[:-1]).any())):
+        raise ValueError(f"the offsets of a {kind} column are out of order or past its data")
+    if listed:
+        _check_offsets(children)
 
 
 PREWARM_SHARE = 0.5  # of the memory available now: an index larger than that is not read ahead
@@ -798,7 +857,10 @@ def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
     _listed(root, manifest, OPENED_FILES)
     n_papers = int(manifest["papers"])
     try:
-        papers = arrow_to_table(_read_arrow(root / "papers.arrow"))
+        table = _read_arrow(root / "papers.arrow")
+        check_arrow(root / "papers.arrow", table)
+        papers = arrow_to_table(table)
+        del table
     except (pa.ArrowException, ValueError, KeyError, TypeError, IndexError) as error:
         raise IndexFormatError(
             f"{root / 'papers.arrow'}: cannot be read ({error}); rebuild the index"
