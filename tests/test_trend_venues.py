@@ -61,7 +61,8 @@ def test_the_flat_topic_whose_venue_joins_later_is_flat_within_venues_and_named_
     assert (row["from_total"], row["to_total"]) == (600, 600)
     assert (row["from_papers"], row["to_papers"]) == (60, 60)
     note = trends.venue_mix_note(changes.assign(label=changes["topic"].map({0: "graphs", 1: "agents"})))
-    assert note.startswith("Pooled, graphs rises (10.0% → 30.0%), but not within venues (flat)")
+    assert "graphs: pooled rises 10.0% → 30.0%, within venues flat (23.3% → 23.3%)" in note
+    assert "agents: pooled falls 90.0% → 70.0%" in note
     assert trends.venue_mix_note(trends.topic_changes(trends.Axes.of(venue_mix_papers(BALANCED_FLAT)),
                                                       EARLIER, LATER)) == ""  # fmt: skip
 
@@ -168,3 +169,15 @@ def test_a_heatmap_cell_over_fewer_than_five_papers_is_blank_and_says_why() -> N
     assert heat["z"][0][0] == pytest.approx(0.1)
     assert [point[6] for point in markers["customdata"]] == ["10.0%", "fewer than 5 papers", "90.0%",
                                                              "fewer than 5 papers"]  # fmt: skip
+
+
+def test_a_year_of_one_venue_among_years_of_several_is_a_hollow_point_within_venues() -> None:
+    # As in the 27k corpus, whose 2024 holds AAAI only: that year's share within venues rests on one venue.
+    plan = {"A": dict.fromkeys(YEARS, 0.1), "B": {2020: 0.5, 2021: 0.5, 2022: 0.5}}
+    shares = trends.topic_shares(trends.Axes.of(venue_mix_papers(plan)), "year")
+    assert shares.drop_duplicates("year")["venues"].tolist() == [2, 2, 2, 1]
+    within = trend_charts.topic_lines(shares, topics=[0], within_venues=True).to_dict()["data"][0]
+    assert within["marker"]["symbol"] == ["circle", "circle", "circle", "circle-open"]
+    assert within["customdata"][3][7] == "; one venue only" and "customdata[6]" in within["hovertemplate"]
+    pooled = trend_charts.topic_lines(shares, topics=[0]).to_dict()["data"][0]
+    assert pooled["marker"]["symbol"] == ["circle"] * 4 and "customdata[6]" not in pooled["hovertemplate"]

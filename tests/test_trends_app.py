@@ -270,7 +270,7 @@ def test_the_page_shows_which_venues_each_year_holds_and_compares_within_venues(
     assert "Shares within venues" in texts and "(shares within venues)" in texts
     # Pooled, the graph topic rises (10% -> 30%) only because B joins: flagged, and not drawn as rising.
     warnings = [w.value.replace("\\", "") for w in at.warning]  # the note is escaped markdown
-    assert any("but not within venues" in w and "10.0% → 30.0%" in w for w in warnings), warnings
+    assert any("pooled rises 10.0% → 30.0%, within venues flat" in w for w in warnings), warnings
     assert "No topic rose or fell clearly" in texts
 
 
@@ -282,7 +282,7 @@ def test_the_pooled_share_is_a_setting_in_the_url(
     assert at.segmented_control(key=keys.TRENDS_SHARES).value == "pooled"
     texts = _texts(at)
     assert "Pooled shares" in texts and "fastest-rising" in texts and "(shares within venues)" not in texts
-    assert any("but not within venues" in w.value for w in at.warning)  # still flagged
+    assert any("within venues flat" in w.value for w in at.warning)  # still flagged
     at.segmented_control(key=keys.TRENDS_SHARES).set_value("venues").run()
     assert "shares" not in at.query_params  # the default leaves the URL
 

@@ -79,7 +79,9 @@ def topic_lines(
 
     ``value`` is ``share`` (of the group's papers) or ``papers``; the hover names the topic's papers of
     the group's (its n), and its year-specific terms (``terms[(topic, year)]``). ``within_venues``:
-    the shares are standardised over venues and the hover gives the pooled share too. A share over
+    the shares are standardised over venues and the hover gives the pooled share too; a year of one
+    venue (the ``venues`` column) among years of several is a hollow point, its share resting on that
+    venue's change alone. A share over
     fewer than `trends.MIN_PAPERS` papers (or none: a year no venue links to the others) is not drawn.
     ``by_venue`` draws one panel per venue. A click on a point sets topic and year (and venue, per
     venue).
@@ -111,6 +113,9 @@ def topic_lines(
         group_papers = line["group_papers"] if "group_papers" in line else line["papers"]
         pooled = line["pooled_share"] if "pooled_share" in line else line["share"]
         shown = (group_papers >= MIN_PAPERS) & line[value].notna()
+        held = line["venues"] if "venues" in line else pd.Series(1, index=line.index)
+        lone = within_venues and value == "share" and int(wanted.get("venues", held).max()) > 1
+        hollow = [bool(lone and n == 1) for n in held]
         traces.append(
             {
                 "type": "scatter",
@@ -123,11 +128,24 @@ def topic_lines(
                 "legendgroup": str(topic),
                 "showlegend": topic not in legend_done,
                 "line": {"color": colour[topic], "width": 2},
-                "marker": {"size": 8},
+                "marker": {
+                    "size": 8,
+                    "symbol": ["circle-open" if h else "circle" for h in hollow],
+                    "line": {"width": 2, "color": colour[topic]},
+                },
                 "customdata": [
-                    [topic, int(y), venue, int(n), h, int(total), float(p)]
-                    for y, n, h, total, p in zip(
-                        line["year"], line["papers"], hover_terms, group_papers, pooled, strict=True
+                    [
+                        topic,
+                        int(y),
+                        venue,
+                        int(n),
+                        h,
+                        int(total),
+                        float(p),
+                        "; one venue only" if lone_year else "",
+                    ]
+                    for y, n, h, total, p, lone_year in zip(
+                        line["year"], line["papers"], hover_terms, group_papers, pooled, hollow, strict=True
                     )
                 ],
                 "hovertemplate": f"<b>{label}</b><br>%{{x}}"
@@ -138,7 +156,7 @@ def topic_lines(
                     if within_venues and value == "share"
                     else ""
                 )
-                + "<br>%{customdata[3]:,} papers of %{customdata[5]:,}"
+                + "<br>%{customdata[3]:,} papers of %{customdata[5]:,}%{customdata[7]}"
                 + "<br>terms that year: %{customdata[4]}<extra>click for the papers</extra>",
             }
         )

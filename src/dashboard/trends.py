@@ -403,7 +403,7 @@ def topic_shares(
     method: str = DEFAULT_METHOD,
 ) -> pd.DataFrame:
     """Each topic's papers and share of the papers per group: group, year, venue, topic, label, papers,
-    group_papers, share, pooled_share, compared_papers.
+    group_papers, share, pooled_share, compared_papers, venues.
 
     Every topic of the corpus appears in every group that has papers (zeros included, so lines do not
     break); groups in year, venue order. Outliers are topic -1; a group's shares sum to 1.
@@ -412,6 +412,8 @@ def topic_shares(
     NaN for a year linked to no other by a venue) and ``compared_papers`` the year's papers in venues
     that hold papers in another year too; otherwise ``share`` is the pooled share (a group of one
     venue, or per venue and year, compares like with like already) and ``compared_papers`` the group's.
+    ``venues``: how many venues the group's papers come from (papers without a venue count as one; a
+    year of one venue among years of several has a share within venues that rests on that venue alone).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
@@ -429,10 +431,15 @@ def topic_shares(
     table["share"] = (cells / totals[:, None]).ravel().round(6)
     table["pooled_share"] = table["share"]
     table["compared_papers"] = table["group_papers"]
-    if method == "venues" and by == "year" and len(present):
-        shares, compared = within_venue_shares(venue_year_topic(axes, mask))
-        table["share"] = shares[present].ravel().round(6)
-        table["compared_papers"] = np.repeat(compared[present], n_topics).astype("int64")
+    table["venues"] = 1
+    if by == "year" and len(present):
+        per_venue = venue_year_topic(axes, mask)
+        held = (per_venue.sum(axis=2) > 0).sum(axis=0)
+        table["venues"] = np.repeat(held[present], n_topics).astype("int64")
+        if method == "venues":
+            shares, compared = within_venue_shares(per_venue)
+            table["share"] = shares[present].ravel().round(6)
+            table["compared_papers"] = np.repeat(compared[present], n_topics).astype("int64")
     return table
 
 
@@ -674,30 +681,42 @@ def topic_changes(
     return table.sort_values(["score", "topic"], ascending=[False, True]).reset_index(drop=True)
 
 
-def venue_mix_note(changes: pd.DataFrame, limit: int = 5) -> str:
-    """One sentence naming the topics whose pooled rise or fall comes from which venues the periods hold
-    (`topic_changes`' ``venue_mix_only``), or "" when there is none.
+def venue_mix_items(changes: pd.DataFrame) -> list[str]:
+    """Per topic whose pooled rise or fall comes from which venues the periods hold (`topic_changes`'
+    ``venue_mix_only``), what each comparison says, strongest pooled change first.
 
         >>> changes = pd.DataFrame({"label": ["llm"], "pooled_change": ["rising"], "within_change": ["flat"],
-        ...     "pooled_from_share": [0.02], "pooled_to_share": [0.066], "venue_mix_only": [True]})
-        >>> venue_mix_note(changes)[:61]
-        'Pooled, llm rises (2.0% → 6.6%), but not within venues (flat)'
+        ...     "pooled_from_share": [0.02], "pooled_to_share": [0.066], "from_share": [0.03],
+        ...     "to_share": [0.031], "pooled_z": [5.0], "venue_mix_only": [True]})
+        >>> venue_mix_items(changes)
+        ['llm: pooled rises 2.0% → 6.6%, within venues flat (3.0% → 3.1%)']
     """
-    if changes.empty or "venue_mix_only" not in changes or not changes["venue_mix_only"].any():
-        return ""
+    if changes.empty or "venue_mix_only" not in changes:
+        return []
     flagged = changes[changes["venue_mix_only"].astype(bool)]
-    verbs = {"rising": "rises", "falling": "falls", "flat": "is flat"}
-    parts = [
-        f"{label} {verbs[str(pooled)]} ({a:.1%} → {b:.1%}), but not within venues ({within})"
-        if pooled != "flat"
-        else f"{label} is flat ({a:.1%} → {b:.1%}), but {within} within venues"
-        for label, pooled, within, a, b in zip(
+    flagged = flagged.iloc[np.argsort(-np.abs(flagged["pooled_z"].to_numpy(dtype=float)), kind="stable")]
+    verbs = {"rising": "rises", "falling": "falls", "flat": "flat"}
+    return [
+        f"{label}: pooled {verbs[str(pooled)]} {a:.1%} → {b:.1%}, within venues {verbs[str(within)]} "
+        f"({c:.1%} → {d:.1%})"
+        for label, pooled, within, a, b, c, d in zip(
             flagged["label"], flagged["pooled_change"], flagged["within_change"],
-            flagged["pooled_from_share"], flagged["pooled_to_share"], strict=True,
+            flagged["pooled_from_share"], flagged["pooled_to_share"],
+            flagged["from_share"], flagged["to_share"], strict=True,
         )
-    ][:limit]  # fmt: skip
-    more = f" and {len(flagged) - limit} more" if len(flagged) > limit else ""
-    return f"Pooled, {'; '.join(parts)}{more}: the change comes from which venues the years hold."
+    ]  # fmt: skip
+
+
+def venue_mix_note(changes: pd.DataFrame, limit: int = 5) -> str:
+    """`venue_mix_items` as one sentence (the first ``limit``), or "" when there is none."""
+    items = venue_mix_items(changes)
+    if not items:
+        return ""
+    more = f"; and {len(items) - limit} more" if len(items) > limit else ""
+    return (
+        "The change comes from which venues the years hold, not from within the venues, for "
+        f"{'; '.join(items[:limit])}{more}."
+    )
 
 
 def rising_terms(

@@ -26,6 +26,7 @@ SCALES = {"share": "Share of papers", "papers": "Papers"}
 SHARES = {"venues": "Within venues", "pooled": "Pooled"}
 NGRAMS = {"1": "Words", "2": "Two-word phrases"}
 SHOWN_TOPICS = 5  # rising and as many falling topics drawn as lines (plus any topic filtered to)
+SHOWN_MIX = 6  # topics named in the warning of changes that come from the venue mix
 PAPERS_LISTED = 200
 PERIOD_WIDTH = 150  # px of each period picker: "First half", "Last half" or a year
 
@@ -249,13 +250,17 @@ mark("settings")
 # --------------------------------------------------------------------- which venues each year holds
 if several_years and mixed_venues:
     st.markdown("**Which venues each year holds** (papers)")
-    components.show_table(
+    # As wide as its columns, not the page: a few numbers spread over 1,000 px read as a sparse table.
+    st.dataframe(
         grid.replace(0, np.nan).reset_index(),
-        {
+        hide_index=True,
+        width="content",
+        row_height=components.ROW_PX,
+        placeholder=components.MISSING,
+        column_config={
             "venue": st.column_config.TextColumn("Venue", width=140),
-            **{y: st.column_config.NumberColumn(y, format="%d", width=70) for y in grid.columns},
+            **{y: st.column_config.NumberColumn(y, format="localized", width=80) for y in grid.columns},
         },
-        visible=len(grid),
     )
 
 # --------------------------------------------------------------------- topic share over time
@@ -312,6 +317,17 @@ if several_years and has_topics:
         "that year (one topic model; c-TF-IDF of its papers that year)."
     )
     if within:
+        lone = [
+            (year, str(grid.index[grid[year] > 0][0])) for year in grid.columns if (grid[year] > 0).sum() == 1
+        ]
+        if lone:
+            named = ", ".join(f"{year} ({venue})" for year, venue in lone)
+            st.caption(
+                escape_markdown(
+                    f"One venue only in {named}: there the share within venues (hollow points) assumes the "
+                    "other venues changed as that one did."
+                )
+            )
         unlinked = sorted(int(y) for y in shares.loc[shares["share"].isna(), "year"].unique())
         if unlinked:
             st.caption(
@@ -323,9 +339,16 @@ if several_years and has_topics:
                 "No venue has papers in both periods, so they cannot be compared within venues; "
                 "choose Pooled (above) to compare them anyway."
             )
-    mix_note = trends.venue_mix_note(changes) if mixed_venues else ""
-    if mix_note:
-        st.warning(escape_markdown(mix_note), icon=":material/warning:")
+    mix_items = trends.venue_mix_items(changes) if mixed_venues else []
+    if mix_items:
+        st.warning(
+            f"For {len(mix_items)} topics the pooled share and the share within venues disagree: the "
+            "pooled change comes from which venues the periods hold.\n"
+            + "\n".join(f"- {escape_markdown(item)}" for item in mix_items[:SHOWN_MIX])
+            + (f"\n- and {len(mix_items) - SHOWN_MIX} more (venue_mix_only in the topics' CSV below)"
+               if len(mix_items) > SHOWN_MIX else ""),
+            icon=":material/warning:",
+        )  # fmt: skip
     left, right = st.columns(2)
     with left:
         share_columns = ["group", "year", "venue", "topic", "label", "papers", "group_papers", "share",
@@ -441,6 +464,11 @@ if several_years:
     st.header("Code release over time")
     release = trends.code_release(axes, by, mask_without("year", *(("venue",) if per_venue else ())))
     clickable(trend_charts.code_release_lines(release, by=by), "code_release")
+    if mixed_venues:
+        st.caption(
+            "All venues together: a year that holds other venues (see the grid above) moves this share too; "
+            "Per venue (above) draws each venue apart."
+        )
     if "live_share" not in release.columns:
         st.caption("Live repositories appear here once the repositories have been checked (`check-code`).")
     csv_download(release, "code_release", "the code release shares")
