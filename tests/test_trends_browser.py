@@ -24,6 +24,7 @@ from test_browser import (
     settle,
     wait_for_query,
 )
+from venue_mix import JOINS_LATER, venue_mix_papers
 
 __all__ = ["browser"]  # the fixture, shared with test_browser
 
@@ -103,4 +104,41 @@ def test_the_legend_under_a_chart_leaves_the_years_readable_after_a_resize(
         assert placed, "no chart with a legend under its axis"
         for ticks_bottom, legend_top in placed:
             assert ticks_bottom <= legend_top, (width, ticks_bottom, legend_top)
+    no_errors(page)
+
+
+@pytest.fixture(scope="module")
+def joins_later_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Venue B joins in 2022 with more of the graph topic; flat within each venue."""
+    path = tmp_path_factory.mktemp("trends-venues-browser") / "joins.jsonl"
+    venue_mix_papers(JOINS_LATER, per_cell=60).drop(columns=["topic"]).to_json(
+        path, orient="records", lines=True
+    )
+    with running_app(["--corpus", str(path)]) as url:
+        yield url
+
+
+def test_the_shares_setting_goes_to_the_url_and_every_point_names_its_n(
+    joins_later_url: str, browser: object
+) -> None:
+    page = open_page(browser, width=1280)
+    page.goto(f"{joins_later_url}/trends")  # type: ignore[attr-defined]
+    settle(page, timeout=240)
+    page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # type: ignore[attr-defined]
+    lines = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="the largest topics").first  # type: ignore[attr-defined]
+    assert "(shares within venues)" in lines.text_content()
+    point = lines.locator(".scatterlayer .point").first
+    point.hover(force=True)
+    hover = page.locator(".hoverlayer .hovertext").first  # type: ignore[attr-defined]
+    hover.wait_for()
+    text = hover.text_content()
+    # 2020 holds venue A only (60 papers, 6 of them in the graph topic): a hollow point, and it says so
+    assert "within venues (pooled: 10.0%)" in text and "6 papers of 60; one venue only" in text, text
+    page.get_by_text("Pooled", exact=True).click()  # type: ignore[attr-defined]
+    wait_for_query(page, "shares")
+    settle(page)
+    assert query(page)["shares"] == ["pooled"]
+    page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # type: ignore[attr-defined]
+    titles = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="fastest-rising")  # type: ignore[attr-defined]
+    assert titles.count() >= 1 and "(shares within venues)" not in titles.first.text_content()
     no_errors(page)
