@@ -138,6 +138,8 @@ def damaged_cache(path: Path) -> Path:
     rows = [
         ("github.com/o/huge", GH, "o/huge", "live", 1e30, time.time(), ""),
         ("github.com/o/text", GH, "o/text", "live", "many", time.time(), ""),
+        ("github.com/o/half", GH, "o/half", "live", 2.5, time.time(), ""),
+        ("github.com/o/none", GH, "o/none", "not_found", None, time.time(), ""),
         ("github.com/o/state", GH, "o/state", "sort of there", 1, time.time(), ""),
         ("github.com/o/when", GH, "o/when", "live", 1, 1e300, ""),
         ("github.com/o/moved", GH, "o/moved", "moved", 1, time.time() - 30 * 86400, "acme/.."),
@@ -158,8 +160,9 @@ def damaged_cache(path: Path) -> Path:
 def test_bad_stored_rows_are_skipped_and_reported(tmp_path: Path) -> None:
     cache = damaged_cache(tmp_path / "edited.sqlite")
     frame, problem = read_answers(cache)
-    assert frame["key"].tolist() == ["github.com/o/good"]
-    assert "skipped 6 unreadable rows" in problem and "edited.sqlite" in problem and "o/huge" in problem
+    assert frame["key"].tolist() == ["github.com/o/good", "github.com/o/none"]
+    assert frame["stars"].tolist()[0] == 3 and frame["stars"].isna().tolist() == [False, True]
+    assert "skipped 7 unreadable rows" in problem and "edited.sqlite" in problem and "o/huge" in problem
     store = Store.open_existing(cache)
     assert store is not None
     with store:

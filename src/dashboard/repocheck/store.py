@@ -16,6 +16,7 @@ The default file is ``$XDG_DATA_HOME/paper-dashboard/repositories.sqlite`` (else
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 import threading
 import time
@@ -23,7 +24,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from pandas.api.types import infer_dtype
 
 from dashboard.schema import REPO_STATES
 
@@ -77,40 +80,46 @@ LATEST_TIME = 4102444800.0  # 2100-01-01: a check or reset time after it is no t
 MAX_REMAINING = 10**9
 
 
+_ONE_LINE = ("key", "host", "repo", "state", "license", "created_at", "pushed_at", "moved_to")
+_LINE_BREAK = re.compile(r"[\x00-\x1f\x7f]")
+_POSITION = {column: i for i, column in enumerate(ANSWER_COLUMNS)}
+_SOUND_STATES = [state for state in REPO_STATES if state != "moved"]
+
+
 def row_problem(row: Mapping[str, object]) -> str:
     """Why an answer row cannot be kept or shown (``""`` when it can): the checks every row passes
     before it is written and after it is read, so an edited or foreign file never raises on a page."""
-    from dashboard.repocheck.targets import valid_segment
+    return _values_problem(tuple(row.get(column) for column in ANSWER_COLUMNS))
 
-    for column in (
-        "key",
-        "host",
-        "repo",
-        "state",
-        "license",
-        "created_at",
-        "pushed_at",
-        "moved_to",
-        "detail",
-    ):
-        value = row.get(column)
-        if not isinstance(value, str) or (column != "detail" and any(ord(c) < 32 for c in value)):
-            return f"{column} is not one line of text"
-    if row["state"] not in REPO_STATES:
-        return f"state {str(row['state'])[:30]!r} is not a repository state"
-    stars = row.get("stars")
-    if stars is not None and not (
-        isinstance(stars, int) and not isinstance(stars, bool) and 0 <= stars <= MAX_STARS
-    ):
+
+def _values_problem(values: tuple[object, ...]) -> str:
+    """`row_problem` of a row as `ANSWER_COLUMNS` values (what a query gives: no dict per row)."""
+    texts = [values[_POSITION[column]] for column in _ONE_LINE]
+    for column, value in zip(_ONE_LINE, texts, strict=True):
+        if type(value) is not str:
+            return f"{column} is not text"
+    detail = values[_POSITION["detail"]]
+    if type(detail) is not str:
+        return "detail is not text"
+    lines = [str(value) for value in texts]
+    if _LINE_BREAK.search("".join(lines)):
+        bad = next(c for c, v in zip(_ONE_LINE, lines, strict=True) if _LINE_BREAK.search(v))
+        return f"{bad} is not one line of text"
+    state = values[_POSITION["state"]]
+    if state not in REPO_STATES:
+        return f"state {str(state)[:30]!r} is not a repository state"
+    stars = values[_POSITION["stars"]]
+    if stars is not None and not (type(stars) is int and 0 <= stars <= MAX_STARS):
         return f"stars {str(stars)[:30]!r} is not a count"
-    checked = row.get("checked_at")
-    if not (
-        isinstance(checked, int | float) and not isinstance(checked, bool) and 0 <= checked <= LATEST_TIME
-    ):
+    checked = values[_POSITION["checked_at"]]
+    if not (type(checked) in (int, float) and 0 <= checked <= LATEST_TIME):  # type: ignore[operator]
         return f"checked_at {str(checked)[:30]!r} is not a time"
-    moved = str(row["moved_to"])
-    if row["state"] == "moved" and not (moved and all(valid_segment(s) for s in moved.split("/"))):
-        return f"moved_to {moved[:80]!r} is not a repository name"
+    if state == "moved":
+        from dashboard.repocheck.states import valid_segment
+
+        moved = str(values[_POSITION["moved_to"]])
+        if not (moved and all(valid_segment(s) for s in moved.split("/"))):
+            return f"moved_to {moved[:80]!r} is not a repository name"
     return ""
 
 
@@ -238,7 +247,11 @@ class Store:
         return Stored(row[0], int(row[1]), bytes(row[2])) if row else None
 
     def answers(self, keys: Sequence[str] | None = None) -> pd.DataFrame:
-        """Stored answers (every column of `ANSWER_COLUMNS`), all of them or those of ``keys``."""
+        """Stored answers (every column of `ANSWER_COLUMNS`), all of them or those of ``keys``.
+
+        A row that cannot be shown (`row_problem`: an edited or foreign file) is left out, and said
+        in `skipped`.
+        """
         columns = ", ".join(ANSWER_COLUMNS)
         with self._lock:
             if keys is None:
@@ -252,15 +265,42 @@ class Store:
                     rows += self._connection.execute(
                         f"SELECT {columns} FROM answers WHERE key IN ({marks})", chunk
                     ).fetchall()
-        good = []
-        for values in rows:
-            row = dict(zip(ANSWER_COLUMNS, values, strict=True))
-            problem = row_problem(row)
-            if problem:
-                self._skip(f"answer {str(row['key'])[:80]!r}: {problem}")
-            else:
-                good.append(values)
-        frame = pd.DataFrame(good, columns=list(ANSWER_COLUMNS))
+        frame = pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+
+        # Whole columns at a time: every row of the cache is read on each change of it. Only rows
+        # these cannot vouch for (moved ones, whose new name is checked, and bad ones) go one by one.
+        def texts(column: str) -> np.ndarray | bool:
+            # One pass in C when the whole column is text (the usual case), else value by value.
+            if infer_dtype(frame[column], skipna=False) in ("string", "empty"):
+                return True
+            return frame[column].map(type).eq(str).to_numpy(dtype=bool)
+
+        def numbers(column: str, top: float, kinds: tuple[type, ...], whole: bool) -> np.ndarray:
+            values = frame[column]
+            found = pd.to_numeric(values, errors="coerce")
+            ok = found.between(0, top).to_numpy(dtype=bool)
+            if whole:
+                ok = ok & (found % 1 == 0).to_numpy(dtype=bool)
+            if values.dtype == object:  # text or blobs among them: only numbers of these types count
+                ok = ok & values.map(type).isin(kinds).to_numpy(dtype=bool)
+            return ok
+
+        sound = frame["state"].isin(_SOUND_STATES).to_numpy(dtype=bool)
+        for column in (*_ONE_LINE, "detail"):
+            sound = sound & texts(column)
+        stars_ok = frame["stars"].isna().to_numpy(dtype=bool) | numbers("stars", MAX_STARS, (int,), True)
+        times_ok = numbers("checked_at", LATEST_TIME, (int, float), False)
+        sound = sound & stars_ok & times_ok
+        if not sound.all():
+            kept = sound.copy()
+            for position in np.flatnonzero(~sound):
+                values = rows[position]
+                problem = _values_problem(values)
+                if problem:
+                    self._skip(f"answer {str(values[0])[:80]!r}: {problem}")
+                else:
+                    kept[position] = True
+            frame = frame[kept].reset_index(drop=True)
         frame["stars"] = pd.array(frame["stars"].tolist(), dtype="Int64")
         return frame
 
