@@ -163,3 +163,12 @@ def test_corpus_frequencies_count_the_papers_that_use_each_term() -> None:
     matrix = sp.csr_matrix(np.array([[0.5, 0.0, 0.2], [0.1, 0.0, 0.0], [0.3, 0.0, 0.9]]))
     found = corpus_frequencies(["graph", "unused", "graph kernel"], matrix)
     assert found.papers == {"graph": 3, "graph kernel": 2} and found.n_papers == 3
+
+
+def test_verb_and_adverb_forms_only_this_paper_uses_are_not_distinctive() -> None:
+    corpus = CorpusFrequencies({"reasoning": 5, "retrosynthesis": 1}, n_papers=50)
+    found = compare_terms(
+        "Retrosynthesis results deteriorating quantitatively; reasoning helps.", "Protein folding.", corpus
+    )
+    assert "retrosynthesis" in found.only_a and "reasoning" in found.only_a  # a rare noun, a shared subject
+    assert "deteriorating" not in found.only_a and "quantitatively" not in found.only_a

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,7 +63,9 @@ def similarity_matrix(vectors: np.ndarray | sp.spmatrix, rows: Sequence[int]) ->
 # "share certain" and "alleviate" among a paper's distinctive terms. A term with one of these words is
 # never distinctive (nor shared): it is not what one paper is about.
 COMPARE_STOP_WORDS: frozenset[str] = frozenset((
-    "ability", "able", "accelerate", "accept", "account", "achievable", "act", "actual", "additional",
+    "ability", "able", "accelerate", "contradict", "contradicts", "deteriorate", "deteriorates",
+    "receive", "denote", "denotes", "treat", "treats", "underpin", "underpins", "understood",
+    "accept", "account", "achievable", "act", "actual", "additional",
     "adequate", "advantageously", "aggregate", "alike", "alleviate", "alleviates", "alleviating", "amount",
     "appear", "appears", "appealing", "area", "arise", "arises", "assess", "assessed", "assessment",
     "associated", "attention_to", "attractive", "aware", "bottleneck", "broadly", "certain", "challenged",
@@ -88,6 +91,7 @@ COMPARE_STOP_WORDS: frozenset[str] = frozenset((
 ))  # fmt: skip
 # A word or phrase in more than this share of the corpus's papers says little about one of them.
 COMMON_SHARE = 0.1
+VERB_FORM = re.compile(r"(?:ed|ing|ate|ates|ly)$")  # verbs and adverbs, as they mostly end
 
 
 @dataclass(frozen=True)
@@ -114,9 +118,14 @@ class CorpusFrequencies:
 
     def informative(self, term: str) -> bool:
         """Whether ``term`` can say what a paper is about: a phrase the corpus knows (used by at least
-        two papers, so not two words that happen to meet), and no term most papers use."""
+        two papers, so not two words that happen to meet), no term most papers use, and no verb or
+        adverb form (-ed, -ing, -ate, -ly) that only this paper uses: one abstract's "deteriorate",
+        "contradicting" and "received" are how it argues; a subject ("reasoning", "embedding") is used
+        by others too."""
         used = self.papers.get(term, 0)
         if " " in term and used < min(2, self.n_papers):
+            return False
+        if " " not in term and "-" not in term and used < 2 and VERB_FORM.search(term):
             return False
         return used <= max(2, COMMON_SHARE * self.n_papers)
 
