@@ -4,32 +4,24 @@ from pathlib import Path
 
 import streamlit as st
 
-PAGES = Path(__file__).resolve().parent / "src" / "dashboard" / "app_pages"
 # A local image, served by the app itself: a `:material/...:` page icon is fetched from a Google host.
 ICON = Path(__file__).resolve().parent / "src" / "dashboard" / "data" / "page_icon.png"
 
 
 def main() -> None:
-    """One script run: the page the URL names."""
-    from dashboard.ui import timings, warmup
+    """One script run: the page the URL names, under page links that carry the filters."""
+    from dashboard.ui import navigation, timings, warmup
 
     st.set_page_config(page_title="Paper Dashboard", page_icon=str(ICON), layout="wide")
-    page = st.navigation(
-        [
-            st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
-            st.Page(PAGES / "papers.py", title="Papers", icon=":material/article:"),
-            st.Page(PAGES / "topics.py", title="Topics", icon=":material/bubble_chart:"),
-            st.Page(PAGES / "terms.py", title="Terms", icon=":material/text_fields:"),
-            st.Page(PAGES / "trends.py", title="Trends", icon=":material/trending_up:"),
-            st.Page(PAGES / "links.py", title="Links & code", icon=":material/link:"),
-            st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare:"),
-            st.Page(PAGES / "library.py", title="Library", icon=":material/bookmarks:"),
-        ]
-    )
+    # Streamlit's own links drop the query (and so the filters): the app draws its own
+    # (`dashboard.ui.navigation`).
+    page = st.navigation(navigation.st_pages(), position="hidden")
+    links = navigation.begin(page)
     # Runs are counted for the helper process's start (`warmup.start_helper_after`) and timed if
     # PAPER_DASHBOARD_TIMINGS names a file (bench/).
     with warmup.VISITS.run(), timings.script_run(page.title):
         page.run()
+    navigation.finish(links)
 
 
 if __name__ == "__main__":  # a script run (Streamlit runs this file as "__main__" for each)

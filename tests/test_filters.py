@@ -307,6 +307,14 @@ def test_restrict_finds_a_typed_name_whatever_its_case_and_spacing() -> None:
     assert list(PAPERS.loc[Filters(author=restricted.author).mask(PAPERS), "id"]) == ["p1", "p3", "p6"]
 
 
+@pytest.mark.parametrize("like", [Filters(like="p1"), Filters(liketext="graph neural networks")])
+def test_papers_like_is_a_filter_that_clear_removes(like: Filters) -> None:
+    """"Papers like" restricts the papers every page counts and a download holds (one count)."""
+    assert not like.is_empty
+    assert like.cleared().is_empty
+    assert "papers like" in like.describe()
+
+
 def test_cleared_keeps_settings_and_without_drops_named_filters() -> None:
     f = Filters(q="graph", topic=(1,), k=6)
     assert f.cleared() == Filters(k=6)

@@ -269,8 +269,11 @@ class Filters:
 
     @property
     def is_empty(self) -> bool:
-        """True when no filter restricts the papers (the number of topics is a setting, not a filter)."""
-        return replace(self, k=None, refit=False, like="", liketext="") == Filters()
+        """True when no filter restricts the papers (the number of topics is a setting, not a filter).
+
+        "Papers like" restricts them: its papers are the ones every page counts and a download holds.
+        """
+        return replace(self, k=None, refit=False) == Filters()
 
     def active_keys(self) -> builtins.list[str]:
         """URL keys of the filters that restrict something, in URL order."""
@@ -278,8 +281,8 @@ class Filters:
         return [key for key in FILTER_KEYS if getattr(self, key) != getattr(default, key)]
 
     def cleared(self) -> Filters:
-        """The same view with every filter removed (settings such as the number of topics stay)."""
-        return Filters(k=self.k, refit=self.refit, like=self.like, liketext=self.liketext)
+        """The same view with every filter removed, "papers like" too (the number of topics stays)."""
+        return Filters(k=self.k, refit=self.refit)
 
     def without(self, *keys: str) -> Filters:
         """This selection with the given filters removed, e.g. for counts beside a topic list."""
@@ -381,6 +384,11 @@ class Filters:
             parts.append(f"{len(self.id)} picked papers")
         if self.box:
             parts.append("a box on the map")
+        if self.like:
+            parts.append(f"papers like {self.like}")
+        elif self.liketext:
+            shown = self.liketext if len(self.liketext) <= 40 else self.liketext[:39] + "…"
+            parts.append(f'papers like "{shown}"')
         return " · ".join(parts) if parts else "no filters"
 
     def slug(self, max_length: int = 80) -> str:

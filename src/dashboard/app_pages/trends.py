@@ -19,7 +19,7 @@ from dashboard.ui import components, data, keys, trend_data
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
-from dashboard.ui.url import param, read_query, setting, sync_widget, update_filters, write_query
+from dashboard.ui.url import param, setting, sync_widget, update_filters, write_query
 
 GROUPINGS = {"year": "All venues", "venue,year": "Per venue"}
 SCALES = {"share": "Share of papers", "papers": "Papers"}
@@ -539,4 +539,4 @@ components.show_table(
     visible=10,
 )
 if st.button("Open these papers on the Papers page", key=keys.TRENDS_OPEN_PAPERS, icon=":material/article:"):
-    st.switch_page(components.PAPERS_PAGE, query_params=read_query())
+    components.go_to_papers()

@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -16,11 +15,11 @@ import streamlit as st
 
 from dashboard import charts, export, figures, lookup
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
-from dashboard.ui import data, keys, tables
+from dashboard.ui import data, keys, navigation, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
 from dashboard.ui.sidebar import clear_filters
 from dashboard.ui.tables import rows_of
-from dashboard.ui.url import read_query, sync_widget, update_filters, write_query
+from dashboard.ui.url import sync_widget, update_filters, write_query
 
 if TYPE_CHECKING:
     from dashboard.ui.context import View
@@ -56,9 +55,26 @@ def metric_px(value: str) -> int:
 
 
 def page_header(title: str, view: View, what: str = "") -> None:
-    """The page title and one line saying which papers it is about."""
+    """The page title and one line saying which papers it is about.
+
+    On a page that counts papers (`navigation.PageSpec.counts`) the line ends in "Open these N papers":
+    the Papers page with exactly these filters, so what a chart counted can be read and downloaded.
+    """
     st.title(title)
-    st.caption(escape_markdown(f"{what}{' — ' if what else ''}{scope_line(view)}"))
+    line = escape_markdown(f"{what}{' — ' if what else ''}{scope_line(view)}")
+    n = int(view.mask.sum())
+    if not navigation.counts_papers_here() or n == 0:
+        st.caption(line)
+        return
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.caption(line)
+    if row.button(
+        f"Open these {n:,} papers",
+        key=keys.OPEN_PAPERS,
+        icon=":material/article:",
+        help="The Papers page with these filters: read, sort and download the papers this page counts.",
+    ):
+        go_to_papers()
 
 
 # Plotly's toolbar stays hidden (its nine buttons were nine tab stops on every chart); the "Save"
@@ -290,9 +306,12 @@ def safe_links(urls: pd.Series) -> pd.Series:
     return urls.map(lambda u: safe_url(u) or None)
 
 
-PAPERS_PAGE = Path(__file__).resolve().parents[1] / "app_pages" / "papers.py"
-COMPARE_PAGE = Path(__file__).resolve().parents[1] / "app_pages" / "compare.py"
 COMPARE_AT_MOST = 4
+
+
+def go_to_papers(extra: Mapping[str, str | Sequence[str] | None] | None = None) -> None:
+    """Open the Papers page with the filters in the URL (and ``extra`` keys), as a page link does."""
+    navigation.switch_to("papers", extra)
 
 
 def compare_button(ids: Sequence[str], *, key: str, label: str = "") -> None:
@@ -305,17 +324,12 @@ def compare_button(ids: Sequence[str], *, key: str, label: str = "") -> None:
     if too_many:
         text = f"Compare takes {COMPARE_AT_MOST} papers at most: {len(ids):,} are ticked"
     if st.button(text, key=key, disabled=too_many or not ids, icon=":material/compare:"):
-        query = read_query()
-        query.pop(keys.URL_PAPER, None)
-        query.pop(keys.URL_SORT, None)
-        query[keys.URL_COMPARE] = list(ids)
-        st.switch_page(COMPARE_PAGE, query_params=query)
+        navigation.switch_to("compare", {keys.URL_COMPARE: list(ids)})
 
 
 def paper_link(paper_id: str) -> str:
     """The address of this paper on the Papers page, with the filters now in the URL."""
-    query = read_query()
-    query[keys.URL_PAPER] = [paper_id]
+    query = navigation.query_to("papers", {keys.URL_PAPER: paper_id})
     # The card is on the Papers page, so the browser's address ends in /papers (no address under
     # AppTest: then the link is relative to the app).
     base = (st.context.url or "").split("?")[0].rstrip("/")
@@ -335,9 +349,7 @@ def paper_button(label: str, paper_id: str, *, key: str, on_papers_page: bool) -
     if on_papers_page:
         st.button(text, key=key, on_click=open_paper, args=(paper_id,), type="tertiary")
     elif st.button(text, key=key, type="tertiary"):
-        query = read_query()
-        query[keys.URL_PAPER] = [paper_id]
-        st.switch_page(PAPERS_PAGE, query_params=query)
+        go_to_papers({keys.URL_PAPER: paper_id})
 
 
 def paper_card(

@@ -19,7 +19,7 @@ import streamlit as st
 from dashboard.filters import Filters, facet_counts
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.screen import visible_frame
-from dashboard.ui import data, indexed, keys, sidebar
+from dashboard.ui import data, indexed, keys, ranked, sidebar
 from dashboard.ui import library as library_ui
 from dashboard.ui.components import lazy_popover, max_topics, report_button
 from dashboard.ui.markup import STYLE, escape_markdown
@@ -42,6 +42,9 @@ class View:
     analysis_problem: str = ""
     topic_names: dict[int, str] = field(default_factory=dict)
     list_mask: Any = None  # np.ndarray: the papers in the chosen reading lists; None when none is chosen
+    # np.ndarray: the papers "papers like" lists (`ranked.liked_mask`); None without ``like``/``liketext``.
+    # A filter like any other, so the count line, the list action, the charts and the download agree.
+    like_mask: Any = None
     repo_generation: tuple[int, float] = (0, 0.0)  # (answers, latest check): keys repository caches
 
     @cached_property
@@ -85,21 +88,25 @@ class View:
         return self._masks_without(keys)[1]
 
     @cached_property
-    def _masks(self) -> dict[tuple[Filters, bool], tuple[pd.Series, np.ndarray]]:
+    def _masks(self) -> dict[tuple[Filters, bool, bool], tuple[pd.Series, np.ndarray]]:
         return {}
 
     def _masks_without(self, keys: tuple[str, ...]) -> tuple[pd.Series, np.ndarray]:
         left = self.filters.without(*keys, "list")
         with_list = self.list_mask is not None and "list" not in keys
-        known = self._masks.get((left, with_list))
+        with_like = self.like_mask is not None and not {"like", "liketext"} & set(keys)
+        known = self._masks.get((left, with_list, with_like))
         if known is None:
             mask = data.mask(self.source.digest, left, self.papers)
             if with_list:
                 mask = mask & self.list_mask
+            if with_like:
+                mask = mask & self.like_mask
+            if with_list or with_like:
                 array = data.read_only(mask)
             else:
                 array = data.mask_array(self.source.digest, left, self.papers)
-            known = self._masks[(left, with_list)] = (mask, array)
+            known = self._masks[(left, with_list, with_like)] = (mask, array)
         return known
 
     def describe(self) -> str:
@@ -230,6 +237,9 @@ def page_context() -> View:
         list_mask=in_lists,
         repo_generation=generation,
     )
+    liked = ranked.liked_mask(view)
+    if liked is not None:
+        view = replace(view, mask=view.mask & liked, like_mask=liked)
     sidebar.render(view, [*notices, *restricted])
     with st.sidebar:
         report_button(view)

@@ -17,6 +17,11 @@ UPLOAD_NOTICE: Final = "corpus.upload_notice"  # message about the last upload, 
 CORPUS_CHOICE: Final = "corpus.choice"  # "bundled" or "uploaded"
 UPLOAD_LINK_DISMISS: Final = "corpus.upload_link_dismiss"  # "Dismiss" under "this link was for an upload"
 
+# --- session state: navigation (dashboard.ui.navigation) ------------------------------------------
+NAV_CURRENT: Final = "nav.current"  # the stem of the page this run shows ("papers")
+NAV_REMEMBERED: Final = "nav.remembered"  # {page stem: its own URL settings as it last had them}
+OPEN_PAPERS: Final = "header.open_papers"  # "Open these N papers" under a counting page's title
+
 # --- session state: sidebar filter widgets (their values mirror the URL) --------------------------
 FILTER_WIDGET_PREFIX: Final = "sidebar.filter."
 SEARCH: Final = FILTER_WIDGET_PREFIX + "q"

@@ -187,7 +187,8 @@ STYLE = """
 a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visible,
 textarea:focus-visible, [role="tab"]:focus-visible, [role="option"]:focus-visible,
 [role="slider"]:focus-visible, [role="checkbox"]:focus-visible, [role="radio"]:focus-visible,
-[tabindex]:focus-visible, [data-testid="stSidebarNavLink"]:focus-visible {
+[tabindex]:focus-visible, [data-testid="stSidebarNavLink"]:focus-visible,
+[data-testid="stPageLink-NavLink"]:focus-visible {
   outline: 2px solid FOCUS_COLOUR !important; outline-offset: 2px;
 }
 /* White text on the primary colour (chips of a multiselect, primary buttons): ON_PRIMARY behind it. */
@@ -198,6 +199,14 @@ textarea:focus-visible, [role="tab"]:focus-visible, [role="option"]:focus-visibl
   white-space: normal; overflow: visible; text-overflow: clip; text-align: left;
 }
 [data-testid="stBaseButton-tertiary"] [data-testid="stMarkdownContainer"] p { white-space: normal; }
+/* One order, said once: a click on a table's column header sorted only the rows on screen, while the
+   caption named another order and the download kept it. The header row takes no clicks; the page's
+   "Sort by" control orders the table, its caption and its download together. */
+[data-testid="stDataFrameResizable"] { position: relative; }
+[data-testid="stDataFrameResizable"]::after {
+  content: ""; position: absolute; top: 0; left: 0; right: 0; height: HEADER_PXpx; z-index: 3;
+  cursor: default;
+}
 /* Sections are h2 under the page's h1 (no h1 -> h3 jump), drawn at the size of Streamlit's h3. */
 [data-testid="stMain"] [data-testid="stHeading"] h2 { font-size: 1.75rem; }
 /* Side-by-side charts inside a "stack-narrow" container go one under the other below 1280 px: at
@@ -213,4 +222,6 @@ textarea:focus-visible, [role="tab"]:focus-visible, [role="option"]:focus-visibl
 }
 </style>
 """.replace("CAPTION_OPACITY", str(colours.LIGHT.caption_opacity))
+TABLE_HEADER_PX = 36  # st.dataframe's header row (its default height, 35 px, and its border)
+STYLE = STYLE.replace("HEADER_PX", str(TABLE_HEADER_PX))
 STYLE = STYLE.replace("FOCUS_COLOUR", colours.FOCUS).replace("ON_PRIMARY", colours.ON_PRIMARY)

@@ -141,6 +141,18 @@ def found(view: View) -> Found | None:
     return Found(result.rows, result.scores, "search", result.query, result.notes)
 
 
+def liked_mask(view: View) -> np.ndarray | None:
+    """Which papers "papers like" lists (the `LIKE_TOP` most similar that pass the other filters), as
+    a boolean array over ``view.papers``; None when the view asks for no "papers like"."""
+    if not (view.filters.like or view.filters.liketext):
+        return None
+    result = found(view)
+    mask = np.zeros(len(view.papers), dtype=bool)
+    if result is not None:
+        mask[result.rows] = True
+    return mask
+
+
 # --------------------------------------------------------------------- what the page draws
 
 
