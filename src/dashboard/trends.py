@@ -714,8 +714,8 @@ def venue_mix_note(changes: pd.DataFrame, limit: int = 5) -> str:
         return ""
     more = f"; and {len(items) - limit} more" if len(items) > limit else ""
     return (
-        "The change comes from which venues the years hold, not from within the venues, for "
-        f"{'; '.join(items[:limit])}{more}."
+        "The pooled share and the share within venues disagree (the pooled change comes from which venues "
+        f"the years hold) for {'; '.join(items[:limit])}{more}."
     )
 
 
