@@ -41,6 +41,7 @@ try:
         opened.search(q)
     for n in (1, 2, 3):
         opened.term_counts(n).term_frequencies(np.ones(len(ids), dtype=bool))
+    index.read_meanings(opened)
 except index.IndexFormatError as error:
     print(error)
     sys.exit(3)
@@ -145,25 +146,34 @@ def test_damaged_sparse_arrays_are_named_not_a_crash(seeds_index, tmp_path, name
     assert name in done.stdout and "rebuild" in done.stdout
 
 
-@pytest.mark.parametrize(("column", "buffer"), [("title", 1), ("abstract", 1), ("authors", 1), ("links", 1)])
+@pytest.mark.parametrize(
+    ("name", "column"),
+    [
+        ("papers.arrow", "title"),
+        ("papers.arrow", "abstract"),
+        ("papers.arrow", "authors"),
+        ("papers.arrow", "links"),
+        ("search/words.arrow", "word"),
+        ("terms/1/terms.arrow", "term"),
+        ("method_meanings.arrow", "method_meanings"),
+    ],
+)
 @pytest.mark.parametrize("value", [b"\xff" * 8, b"\x00\x00\x00\x40\x00\x00\x00\x00"])
-def test_damaged_offsets_in_the_paper_table_are_named_not_a_crash(
-    seeds_index, tmp_path, column, buffer, value
-):
+def test_damaged_offsets_in_arrow_files_are_named_not_a_crash(seeds_index, tmp_path, name, column, value):
     """Arrow trusts the offsets of a file it maps: text or list offsets overwritten in papers.arrow
     (same size, same manifest) ended the process with SIGSEGV."""
     import pyarrow as pa
 
     copy = _copy(seeds_index, tmp_path)
-    whole = pa.memory_map(str(seeds_index / "papers.arrow")).read_buffer()
-    offsets = pa.ipc.open_file(whole).read_all().column(column).chunk(0).buffers()[buffer]
-    at = offsets.address - whole.address + 16  # the third value: not the first, not the last
+    whole = pa.memory_map(str(seeds_index / name)).read_buffer()
+    offsets = pa.ipc.open_file(whole).read_all().column(column).chunk(0).buffers()[1]
+    at = offsets.address - whole.address + 16  # from the third value: not the first, not the last
     data = bytearray(whole.to_pybytes())
     data[at : at + len(value)] = value
-    (copy / "papers.arrow").write_bytes(bytes(data))
+    (copy / name).write_bytes(bytes(data))
     done = _exercise(copy)
     assert done.returncode == 3, f"exit {done.returncode}: {done.stdout[-500:]}{done.stderr[-2000:]}"
-    assert "papers.arrow" in done.stdout and "rebuild" in done.stdout
+    assert name in done.stdout and "rebuild" in done.stdout
 
 
 def test_a_deeply_nested_manifest_is_named(seeds_index, tmp_path):

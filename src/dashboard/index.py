@@ -312,11 +312,17 @@ _INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 def check_sparse(
-    indptr_path: Path, indptr: np.ndarray, indices_path: Path, indices: np.ndarray, rows: int, columns: int
+    indptr_path: Path,
+    indptr: np.ndarray,
+    indices_path: Path,
+    indices: np.ndarray,
+    rows: int,
+    columns: int,
+    what: str = "columns",
 ) -> None:
     """Raise IndexFormatError naming the file unless ``indptr``/``indices`` are a sound CSR structure
     of ``rows`` x ``columns``: ``indptr`` starts at 0, never decreases and ends at the number of
-    ``indices``, and every index is a column.
+    ``indices``, and every index is one of the ``columns`` (``what`` they are, for the message).
 
     SciPy's compiled routines and the search trust these: an index past the last column made opening
     a paper end the server with SIGSEGV, an ``indptr`` past the end with SIGBUS. One pass over each
@@ -344,7 +350,7 @@ def check_sparse(
         raise IndexFormatError(
             f"{indptr_path}: decreases after row {row:,}: the index is damaged; rebuild it"
         )
-    _check_positions(indices_path, indices, columns, "columns")
+    _check_positions(indices_path, indices, columns, what)
 
 
 def _check_positions(path: Path, positions: np.ndarray, bound: int, what: str) -> None:
@@ -443,6 +449,16 @@ def _check_offsets(array: pa.Array) -> None:
         raise ValueError(f"the offsets of a {kind} column are out of order or past its data")
     if listed:
         _check_offsets(children)
+
+
+def _read_checked(path: Path, column: str) -> pa.ChunkedArray:
+    """One column of the index's Arrow file at ``path``, its offsets checked (`check_arrow`)."""
+    table = _read_arrow(path)
+    if column not in table.column_names:
+        raise IndexFormatError(f"{path}: has no column {column!r}; rebuild the index")
+    table = table.select([column])
+    check_arrow(path, table)
+    return table.column(column)
 
 
 PREWARM_SHARE = 0.5  # of the memory available now: an index larger than that is not read ahead
@@ -738,7 +754,7 @@ class PaperIndex:
             names = ("data.npy", "indices.npy", "indptr.npy", "terms.arrow")
             _listed(self.path, self.manifest, [f"terms/{ngram}/{name}" for name in names])
             terms = _read_table(
-                directory / "terms.arrow", lambda p: _read_arrow(p).column("term").to_numpy().astype(object)
+                directory / "terms.arrow", lambda p: _read_checked(p, "term").to_numpy().astype(object)
             )
             if len(terms) != facts["shape"][1]:
                 raise IndexFormatError(
@@ -914,9 +930,11 @@ def _open_words(root: Path, manifest: Mapping[str, Any], papers: pd.DataFrame) -
     def texts_of(rows: np.ndarray) -> pd.Series:
         return search_text(papers.iloc[rows][columns])
 
-    vocabulary = _read_table(search / "words.arrow", lambda p: _read_arrow(p).column("word").combine_chunks())
+    vocabulary = _read_table(search / "words.arrow", lambda p: _read_checked(p, "word").combine_chunks())
     indptr, indices = _load_npy(search / "indptr.npy"), _load_npy(search / "indices.npy")
-    check_sparse(search / "indptr.npy", indptr, search / "indices.npy", indices, len(vocabulary), n_papers)
+    check_sparse(
+        search / "indptr.npy", indptr, search / "indices.npy", indices, len(vocabulary), n_papers, "papers"
+    )
     odd_rows = np.asarray(_load_npy(search / "odd_rows.npy"))
     _check_dense(search / "odd_rows.npy", odd_rows, (None,), "i")
     _check_positions(search / "odd_rows.npy", odd_rows, n_papers, "papers")
@@ -1731,14 +1749,14 @@ def read_meanings(opened: PaperIndex) -> list[list[str]] | None:
     if MEANINGS_FILE not in opened.manifest["files"]:
         return None
     path = opened.path / MEANINGS_FILE
-    try:
-        column = _read_arrow(path).column("method_meanings")
-    except (OSError, KeyError, pa.ArrowException) as error:
-        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
-    if len(column) != len(opened.papers):
-        found = f"{len(column):,} rows for {len(opened.papers):,} papers"
+    column = _read_checked(path, "method_meanings")
+    if len(column) != len(opened.papers) or not pa.types.is_list(column.type):
+        found = f"{len(column):,} rows of {column.type} for {len(opened.papers):,} papers"
         raise IndexFormatError(f"{path}: {found}; rebuild the index")
-    return cast("list[list[str]]", _python_lists(column).tolist())
+    try:
+        return cast("list[list[str]]", _python_lists(column).tolist())
+    except (ValueError, pa.ArrowException) as error:  # text that is not UTF-8
+        raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
 
 
 def _write_tree(tree: TopicTree, path: Path) -> None:
