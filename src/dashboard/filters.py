@@ -11,7 +11,10 @@ yields a short notice, never an exception.
 URL keys: ``q`` search, ``topic``, ``area``, ``venue``, ``year``, ``source``, ``code``, ``link``,
 ``dataset``, ``list`` (reading lists of the library), ``author``, ``institution``, ``country``,
 ``decision`` (a decision tier), ``repo`` (repository state, `dashboard.schema.REPO_STATES`), ``words``
-(``MIN-MAX``, either side may be empty), ``id`` (papers picked on the map), ``box``
+(``MIN-MAX``, either side may be empty), ``rating`` (``MIN-MAX`` on a paper's mean review score,
+compared at two decimals), ``spread`` (``MIN-MAX`` on the standard deviation of its scores), ``reviews``
+(``MIN-MAX`` on its number of scored reviews; a paper without scores passes none of these three),
+``id`` (papers picked on the map), ``box``
 (``X0,X1,Y0,Y1``: a box drawn on the map, so a selection of thousands stays a short URL) and ``k``,
 the number of topics the ``topic`` numbers refer to (``auto`` by default): a cut of the fitted topics'
 tree (`dashboard.hierarchy`), or with ``refit=1`` a model refitted at that number. ``like`` (a paper
@@ -76,7 +79,9 @@ NAME_KEYS: tuple[str, ...] = ("author", "institution", "country")
 # (`dashboard.ui.data.repo_state_counts`) rather than once per corpus.
 # Reading lists are left out too: they live in the library (`dashboard.ui.library`).
 FACET_KEYS: tuple[str, ...] = tuple(key for key in _LIST_KEYS[:-1] if key not in ("repo", "list"))
-FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", "id", "box")
+# Ranges of the review scores (`dashboard.schema.REVIEW_COLUMNS`): mean score, its spread, reviews.
+SCORE_KEYS: tuple[str, ...] = ("rating", "spread", "reviews")
+FILTER_KEYS: tuple[str, ...] = ("q", *_LIST_KEYS[:-1], "words", *SCORE_KEYS, "id", "box")
 SETTING_KEYS: tuple[str, ...] = ("k", "refit", "like", "liketext")
 URL_KEYS: tuple[str, ...] = (*FILTER_KEYS, *SETTING_KEYS)
 
@@ -98,6 +103,9 @@ KEY_NAMES: dict[str, str] = {
     "repo": "repository",
     "list": "reading list",
     "words": "words",
+    "rating": "mean score",
+    "spread": "score spread",
+    "reviews": "reviews",
     "id": "picked papers",
     "box": "box on the map",
     "k": "number of topics",
@@ -138,6 +146,9 @@ class Filters:
     repo: tuple[str, ...] = ()
     list: tuple[str, ...] = ()  # a field named like the URL key; `builtins.list` in annotations below
     words: tuple[int | None, int | None] = (None, None)
+    rating: tuple[float | None, float | None] = (None, None)  # mean review score, at two decimals
+    spread: tuple[float | None, float | None] = (None, None)  # standard deviation of the scores
+    reviews: tuple[int | None, int | None] = (None, None)  # number of scored reviews
     id: tuple[str, ...] = ()
     box: tuple[float, ...] = ()  # (x0, x1, y0, y1) on the map, or () for none
     k: int | None = field(default=None)
@@ -161,6 +172,8 @@ class Filters:
         if low is not None and high is not None and low > high:
             low, high = high, low
         set_(self, "words", (low, high))
+        for key in SCORE_KEYS:
+            set_(self, key, _normal_range(getattr(self, key), whole=key == "reviews"))
         set_(self, "box", _normal_box(self.box))
         set_(self, "refit", bool(self.refit) and self.k is not None)
 
@@ -202,6 +215,17 @@ class Filters:
                 notices.append(f'words: ignored "{_short(words[-1])}" (expected MIN-MAX, e.g. 100-250)')
             else:
                 values["words"] = parsed_words
+        for key in SCORE_KEYS:
+            given = _values(params, key)
+            if given and given[-1].strip():
+                parsed_range = _parse_range(given[-1], whole=key == "reviews")
+                if parsed_range is None:
+                    example = "3-" if key == "reviews" else "5-6.5" if key == "rating" else "1.5-"
+                    notices.append(
+                        f'{KEY_NAMES[key]}: ignored "{_short(given[-1])}" (expected MIN-MAX, e.g. {example})'
+                    )
+                else:
+                    values[key] = parsed_range
         box = _values(params, "box")
         if box and box[-1].strip():
             parsed_box = _parse_box(box[-1])
@@ -245,6 +269,9 @@ class Filters:
         if self.words != (None, None):
             low, high = self.words
             query["words"] = f"{'' if low is None else low}-{'' if high is None else high}"
+        for key in SCORE_KEYS:
+            if getattr(self, key) != (None, None):
+                query[key] = _range_text(getattr(self, key))
         if self.box:
             query["box"] = ",".join(_box_number(v) for v in self.box)
         if self.k is not None:
@@ -380,6 +407,17 @@ class Filters:
                 parts.append(f"≥ {low} words")
             else:
                 parts.append(f"{low}-{high} words")
+        for key in SCORE_KEYS:
+            low, high = getattr(self, key)
+            if (low, high) == (None, None):
+                continue
+            name = KEY_NAMES[key]
+            if low is None:
+                parts.append(f"{name} ≤ {_range_number(high)}")
+            elif high is None:
+                parts.append(f"{name} ≥ {_range_number(low)}")
+            else:
+                parts.append(f"{name} {_range_text((low, high))}")
         if self.id:
             parts.append(f"{len(self.id)} picked papers")
         if self.box:
@@ -409,6 +447,9 @@ class Filters:
         if self.words != (None, None):
             low, high = self.words
             parts.append(f"words-{'' if low is None else low}-{'' if high is None else high}")
+        for key in SCORE_KEYS:
+            if getattr(self, key) != (None, None):
+                parts.append(f"{key}-" + _range_text(getattr(self, key)))
         if self.id:
             parts.append(f"{len(self.id)}-picked")
         if self.box:
@@ -608,6 +649,26 @@ def _words_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
     return keep
 
 
+def _range_mask(column: str, key: str, decimals: int | None = None) -> Any:
+    """Mask of a ``MIN-MAX`` range on a numeric column, both ends included; a missing value fails."""
+
+    def mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
+        low, high = getattr(f, key)
+        values = pd.to_numeric(papers[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        if decimals is not None:
+            values = np.round(values, decimals)
+        keep = ~np.isnan(values)
+        if low is not None:
+            keep &= values >= low
+        if high is not None:
+            keep &= values <= high
+        if key == "reviews" and low is None:
+            keep &= values > 0  # "at most 2 reviews" means papers with scores, not the unscored ones
+        return keep
+
+    return mask
+
+
 def _box_mask(f: Filters, papers: pd.DataFrame) -> np.ndarray:
     x0, x1, y0, y1 = f.box
     x, y = papers["x"].to_numpy(dtype=float), papers["y"].to_numpy(dtype=float)
@@ -633,6 +694,9 @@ _MASKERS: dict[str, Any] = {
     "decision": _isin("decision_tier", "decision"),
     "repo": _isin("repo_state", "repo"),
     "words": _words_mask,
+    "rating": _range_mask("rating_mean", "rating", decimals=2),
+    "spread": _range_mask("rating_sd", "spread"),
+    "reviews": _range_mask("n_reviews", "reviews"),
     "id": _isin("id", "id"),
     "box": _box_mask,
 }  # "list" is applied in `Filters.mask` from the ``members`` it is given
@@ -654,6 +718,9 @@ _COLUMN_OF: dict[str, str | None] = {
     "decision": "decision_tier",
     "repo": "repo_state",
     "words": "n_words",
+    "rating": "rating_mean",
+    "spread": "rating_sd",
+    "reviews": "n_reviews",
     "list": None,
     "id": "id",
     "box": "x",
@@ -734,6 +801,48 @@ def _parse_words(value: str) -> tuple[int | None, int | None] | None:
     low = int(match.group(1)) if match.group(1) else None
     high = int(match.group(2)) if match.group(2) else None
     return low, high
+
+
+_RANGE = re.compile(r"^\s*(\d{0,7}(?:\.\d{0,6})?)\s*-\s*(\d{0,7}(?:\.\d{0,6})?)\s*$")
+
+
+def _parse_range(value: str, *, whole: bool = False) -> tuple[float | int | None, float | int | None] | None:
+    """``MIN-MAX`` (either side may be empty) of non-negative numbers (``whole``: whole numbers)."""
+    match = _RANGE.match(value)
+    if not match or not (match.group(1).strip(".") or match.group(2).strip(".")):
+        return None
+    bounds: list[float | int | None] = []
+    for text in (match.group(1), match.group(2)):
+        if not text.strip("."):
+            if text:
+                return None
+            bounds.append(None)
+            continue
+        number = float(text)
+        if whole and not number.is_integer():
+            return None
+        bounds.append(int(number) if whole else number)
+    return bounds[0], bounds[1]
+
+
+def _normal_range(bounds: tuple[Any, Any], *, whole: bool) -> tuple[Any, Any]:
+    """A range in order, rounded as the URL writes it (whole numbers, or two decimals)."""
+    low, high = (None if b is None else (int(b) if whole else round(float(b), 2)) for b in bounds)
+    if low is not None and high is not None and low > high:
+        low, high = high, low
+    return low, high
+
+
+def _range_text(bounds: tuple[Any, Any]) -> str:
+    low, high = bounds
+    return f"{_range_number(low)}-{_range_number(high)}"
+
+
+def _range_number(value: float | int | None) -> str:
+    """A bound as the URL writes it: ``6``, ``5.5``, ``5.33`` (never an exponent); ``""`` for None."""
+    if value is None:
+        return ""
+    return str(value) if isinstance(value, int) else f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def _box_number(value: float) -> str:

@@ -45,6 +45,21 @@ keywords          list[str]  keywords, tags, arXiv categories, fields of study
 primary_area      str        a label given by the source (OpenReview ``primary_area``)
 session           str        the conference session the source puts the paper in
 
+Review columns (present when some file of the load carries review scores: Paper Copilot's ``rating`` and
+``confidence``, the official reviews among an OpenReview note's ``details.replies``/``directReplies``,
+or columns of these names; `dashboard.readers.reviews` reads them)
+-------------------------------------------------------------------------------------------------
+ratings           list[float] the reviewers' scores in review order; ``[]`` when the paper has none (a
+                             paper one of whose scores does not parse gets ``[]`` too, and the load report
+                             names it: a score is never guessed)
+confidences       list[float] the same reviewers' confidences in the same order; ``[]`` when the source
+                             gives none or not one per score
+n_reviews         int        ``len(ratings)``
+rating_mean       float      mean of ``ratings``; NaN when the paper has no scores
+rating_sd         float      population standard deviation of ``ratings``; NaN under two scores
+rating_scale      str        the scale's range as the source states it (``1-10``); ``""`` when it does
+                             not: then scores are only compared within one venue and year
+
 Repository columns (added from the repository cache, `dashboard.repocheck.columns`)
 ------------------------------------------------------------------------------------
 repo_state        str        one of REPO_STATES; ``""`` when the paper links no checkable repository
@@ -95,12 +110,22 @@ CORE_COLUMNS: tuple[str, ...] = (
     "has_abstract",
 )
 
-OPTIONAL_COLUMNS: tuple[str, ...] = ("url", "pdf_url", "keywords", "primary_area", "session")
+REVIEW_COLUMNS: tuple[str, ...] = (
+    "ratings",
+    "confidences",
+    "n_reviews",
+    "rating_mean",
+    "rating_sd",
+    "rating_scale",
+)
+
+OPTIONAL_COLUMNS: tuple[str, ...] = ("url", "pdf_url", "keywords", "primary_area", "session", *REVIEW_COLUMNS)
 
 ANALYSIS_COLUMNS: tuple[str, ...] = ("topic", "topic_label", "topic_weight", "is_outlier", "areas", "x", "y")
 
 LIST_COLUMNS: frozenset[str] = frozenset(
     {"method_names", "links", "datasets", "authors", "affiliations", "countries", "keywords", "areas"}
+    | {"ratings", "confidences"}
 )
 
 DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "reject", "withdrawn", "unknown")

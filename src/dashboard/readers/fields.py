@@ -104,6 +104,11 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "bibtex": ("bibtex", "bib", "citation_bibtex"),
     "arxiv_id": ("arxiv_id", "arxiv", "arxivid", "paper_arxiv_id"),
     "date": ("date", "publication_date", "publicationdate", "update_date", "published"),
+    # review scores (`readers.reviews`): Paper Copilot's ";"-joined per-review scores, our own exports'
+    # lists; OpenReview replies are gathered into these names by `readers.shapes`
+    "ratings": ("ratings", "rating", "review_ratings", "review_scores"),
+    "confidences": ("confidences", "confidence", "review_confidences"),
+    "rating_scale": ("rating_scale", "rating_range", "score_scale"),
     # our own exports: kept so a re-read export keeps its provenance and derived titles are re-derived
     "source": ("source",),
     "position": ("position",),

@@ -1,7 +1,8 @@
 """Record shapes that nest their fields: each is recognised and flattened to plain field names.
 
 OpenReview API v1 (``content.title``) and v2 (``content.title.value``) notes, with ``venueid`` and
-the decision kept (``content.decision``, a Decision reply in ``details``, else the ``venue`` text);
+the decision kept (``content.decision``, a Decision reply in ``details``, else the ``venue`` text) and the
+official reviews' scores among the replies gathered as ``ratings`` and ``confidences``;
 arXiv metadata snapshot records (``authors_parsed``, ``versions``, ``journal-ref``, ``categories``);
 Papers with Code links records (``repo_url`` + ``paper_url``/``paper_arxiv_id``), which are joined
 to papers rather than read as papers.
@@ -34,6 +35,12 @@ def _openreview_flat(note: dict) -> dict[str, Any]:
         out["pdf"] = f"https://openreview.net{pdf}"
     venue_text = flat.get("venue") if isinstance(flat.get("venue"), str) else ""
     venue_id = flat.get("venueid") or note.get("domain") or ""
+    reviews = _official_reviews(note)
+    if reviews and not _has_field(out, "ratings"):
+        out["ratings"] = [rating for rating, _ in reviews]
+        confidences = [confidence for _, confidence in reviews]
+        if any(c is not None for c in confidences):  # one per score, or the reader reports the gap
+            out["confidences"] = [c for c in confidences if c is not None]
     decision = _reply_decision(note)
     if decision and "decision" not in out:
         out["decision"] = decision
@@ -88,6 +95,52 @@ def _reply_decision(note: dict) -> str:
             if isinstance(decision, str) and decision.strip():
                 return decision.strip()
     return ""
+
+
+# Replies that are not a reviewer's own review, though some carry a "recommendation" or "confidence"
+# (an area chair's meta-review, the decision, comments, rebuttals, ethics reviews).
+_NOT_REVIEWS = ("meta", "decision", "acceptance", "comment", "rebuttal", "ethic", "withdraw", "revision")
+
+
+def _official_reviews(note: dict) -> list[tuple[Any, Any]]:
+    """(rating, confidence) of each official review among a note's ``details.replies`` (v2) or
+    ``directReplies`` (v1), in their order, as written (the reader parses them and reports the rest).
+
+    A review is a reply whose invitation ends in ``Official_Review`` (v1 2018-, v2), ``official/review``
+    (ICLR 2017) or ``Review``, and which has a ``rating`` or ``recommendation``; a reply without an
+    invitation counts when it has a ``rating`` and no decision or meta-review text.
+    """
+    details = note.get("details")
+    if not isinstance(details, dict):
+        return []
+    for key in ("replies", "directReplies"):
+        replies = details.get(key)
+        if not isinstance(replies, list) or not replies:
+            continue
+        found = []
+        for reply in replies:
+            if not isinstance(reply, dict) or not isinstance(reply.get("content"), dict):
+                continue
+            content = reply["content"]
+            invitations = reply.get("invitations") or [reply.get("invitation") or ""]
+            tails = [
+                i.rsplit("/-/", 1)[-1].casefold().replace("/", "_") for i in invitations if isinstance(i, str)
+            ]
+            named = [t for t in tails if t]
+            if named:
+                if not any(t.endswith("review") and not any(w in t for w in _NOT_REVIEWS) for t in named):
+                    continue
+                rating = content.get("rating", content.get("recommendation"))
+            else:
+                if any(k in content for k in ("decision", "metareview", "meta_review")):
+                    continue
+                rating = content.get("rating")
+            if rating is None:
+                continue
+            found.append((rating, content.get("confidence")))
+        if found:
+            return found
+    return []
 
 
 _ARXIV_KEYS = frozenset({"submitter", "authors_parsed", "journal-ref", "versions", "update_date"})

@@ -11,7 +11,6 @@ import pandas as pd
 import pyarrow as pa
 
 from dashboard.readers import limits
-from dashboard.readers.bounded import _stem
 from dashboard.readers.fields import (
     LIST_FIELDS,
     OPTIONAL_FIELDS,
@@ -29,7 +28,9 @@ from dashboard.readers.fields import (
     _year,
 )
 from dashboard.readers.jsonfile import _json_kind
+from dashboard.readers.registry import file_stem
 from dashboard.readers.report import _Log, _Record, _too_long_abstract
+from dashboard.readers.reviews import ReviewScores, review_columns, review_scores
 from dashboard.readers.shapes import (
     _arxiv_flat,
     _is_arxiv_record,
@@ -44,6 +45,7 @@ from dashboard.readers.venues import (
     venue_and_year_of_name,
     venue_and_year_of_url,
 )
+from dashboard.schema import REVIEW_COLUMNS
 
 _STR_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
 
@@ -62,13 +64,15 @@ class _Table:
         self.arxiv_ids: dict[int, str] = {}
         self.official: dict[int, bool] = {}
         self.implementations: dict[int, list[str]] = {}
+        self.reviews: dict[int, ReviewScores] = {}  # rows with a review field (`readers.reviews`)
+        self.has_review_fields = False
 
     def add_records(
         self, records: list[_Record], source: str, defaults: dict[str, Any], log: _Log, *, spreadsheet: bool
     ) -> None:
         """Add a file's records; `spreadsheet` (CSV/TSV/Excel) cells of our own exports may carry a
         formula-guard quote, which is removed again."""
-        stem = _stem(source)
+        stem = file_stem(source)
         named = venue_and_year_of_name(stem)
         if named[0] or named[1] is not None:
             defaults = {**defaults, "file name": named}
@@ -159,6 +163,10 @@ class _Table:
                 text = self._capped(_text(fields[name]), name, place, log)
                 if text:
                     self.optional[name][row] = text
+        scores = review_scores(fields, place, log)
+        if scores is not None:
+            self.has_review_fields = True
+            self.reviews[row] = scores
         arxiv_id = _arxiv_id(fields.get("arxiv_id"), value)
         if arxiv_id:
             self.arxiv_ids[row] = arxiv_id
@@ -292,8 +300,11 @@ class _Table:
             data["implementations"] = pd.Series(
                 [self.implementations.get(i, []) for i in range(self.n_rows)], dtype="object"
             )
+        if self.has_review_fields:
+            data.update(review_columns(self.reviews, self.n_rows))
         order = [*RAW_COLUMNS, *(name for name in OPTIONAL_FIELDS if name in data)]
         order += [name for name in ("code_is_official", "implementations") if name in data]
+        order += [name for name in REVIEW_COLUMNS if name in data]
         return pd.DataFrame({name: data[name] for name in order})
 
 

@@ -1,0 +1,449 @@
+"""Review analytics: scores per decision, where acceptance fell, borderline and split papers, per group.
+
+Reads the review columns of `dashboard.schema` (``ratings``, ``confidences``, ``n_reviews``,
+``rating_mean``, ``rating_sd``, ``rating_scale``); every function takes the paper table and a boolean
+mask (the papers in view) and returns a plain table, so the Reviews page, its charts
+(`dashboard.review_charts`) and ``paper-dashboard reviews`` agree.
+
+Accepted and decided are as on the Trends page (`trends.ACCEPTED_TIERS`, `trends.DECIDED_TIERS`): oral,
+spotlight, poster or accept, as a share of the papers with a known decision (reject and withdrawn count
+as decided, unknown does not).
+
+Scales: a score of 6 means one thing at ICLR 2017 (1-10) and another at ACM MM (1-5). Papers are on one
+scale when they share a stated ``rating_scale``, or, where the source states none, when they share a
+venue and year. `mixed_scales` says when the papers in view span several such scales; the page and the
+command then say that pooled figures mix them and show the per-venue figures beside them.
+
+    >>> import pandas as pd
+    >>> papers = pd.DataFrame({"rating_mean": [3.0, 5.0, 6.0, 8.0], "decision_tier": ["reject", "reject",
+    ...                        "poster", "oral"], "n_reviews": [3, 3, 3, 3]})
+    >>> acceptance_cut(papers, pd.Series(True, index=papers.index))
+    5.5
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dashboard.schema import DECISION_TIERS
+from dashboard.trends import ACCEPTED_TIERS, DECIDED_TIERS
+
+GROUPINGS: tuple[str, ...] = ("decision", "topic", "area", "venue", "year")
+GROUP_COLUMNS: list[str] = [
+    "group",
+    "papers",
+    "rated",
+    "reviews",
+    "rating_mean",
+    "rating_sd",
+    "confidence_mean",
+    "accept_share",
+]
+BIN_WIDTHS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
+MAX_BINS = 20
+NO_VENUE = "(no venue)"
+
+
+def has_scores(papers: pd.DataFrame) -> bool:
+    """True when some paper of the table has a review score."""
+    return "n_reviews" in papers.columns and bool((pd.to_numeric(papers["n_reviews"]) > 0).any())
+
+
+def _as_mask(papers: pd.DataFrame, mask: Any) -> np.ndarray:
+    if mask is None:
+        return np.ones(len(papers), dtype=bool)
+    return np.asarray(mask, dtype=bool)
+
+
+def rated_mask(papers: pd.DataFrame, mask: Any = None) -> np.ndarray:
+    """The masked papers that have at least one score."""
+    if "n_reviews" not in papers.columns:
+        return np.zeros(len(papers), dtype=bool)
+    n_reviews = pd.to_numeric(papers["n_reviews"], errors="coerce").fillna(0).to_numpy()
+    return _as_mask(papers, mask) & (n_reviews > 0)
+
+
+def _tiers(papers: pd.DataFrame) -> np.ndarray:
+    if "decision_tier" not in papers.columns:
+        return np.full(len(papers), "unknown", dtype=object)
+    return papers["decision_tier"].astype("str").fillna("unknown").to_numpy(dtype=object)
+
+
+def _accepted_decided(papers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    tiers = _tiers(papers)
+    return np.isin(tiers, ACCEPTED_TIERS), np.isin(tiers, DECIDED_TIERS)
+
+
+def _means(papers: pd.DataFrame, column: str = "rating_mean") -> np.ndarray:
+    return pd.to_numeric(papers[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def confidence_means(papers: pd.DataFrame) -> np.ndarray:
+    """Each paper's mean confidence (NaN without confidences)."""
+    if "confidences" not in papers.columns:
+        return np.full(len(papers), np.nan)
+    return np.array(
+        [float(np.mean(c)) if _is_list(c) and len(c) else np.nan for c in papers["confidences"]], dtype=float
+    )
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple, np.ndarray))
+
+
+# --------------------------------------------------------------------------------------- scales
+
+
+def scale_keys(papers: pd.DataFrame) -> np.ndarray:
+    """Per paper, the scale its scores are on: the stated ``rating_scale`` (``1-10``), else its venue and
+    year (``ICLR 2017``), since one venue's year keeps one scale."""
+    stated = (
+        papers["rating_scale"].astype("str").fillna("").to_numpy(dtype=object)
+        if "rating_scale" in papers.columns
+        else np.full(len(papers), "", dtype=object)
+    )
+    venues = (
+        papers["venue"].astype("str").fillna("")
+        if "venue" in papers.columns
+        else pd.Series([""] * len(papers))
+    )
+    years = papers["year"] if "year" in papers.columns else pd.Series([pd.NA] * len(papers))
+    keys = []
+    for scale, venue, year in zip(stated, venues, years, strict=True):
+        if scale:
+            keys.append(f"scale {scale}")
+        else:
+            name = venue or NO_VENUE
+            keys.append(name if pd.isna(year) else f"{name} {int(year)}")
+    return np.asarray(keys, dtype=object)
+
+
+def scales(papers: pd.DataFrame, mask: Any = None) -> pd.DataFrame:
+    """The scales the rated papers in view are on: ``scale, stated, papers, lowest, highest`` (the
+    lowest and highest single score seen), most papers first."""
+    rated = rated_mask(papers, mask)
+    columns = ["scale", "stated", "papers", "lowest", "highest"]
+    if not rated.any():
+        return pd.DataFrame(columns=columns)
+    keys = scale_keys(papers)[rated]
+    stated = (
+        papers["rating_scale"].astype("str").fillna("").to_numpy(dtype=object)[rated]
+        if ("rating_scale" in papers.columns)
+        else np.full(int(rated.sum()), "", dtype=object)
+    )
+    scores = papers["ratings"].to_numpy(dtype=object)[rated]
+    rows: dict[str, list[Any]] = {}
+    for key, scale, values in zip(keys, stated, scores, strict=True):
+        row = rows.setdefault(key, [key, scale, 0, math.inf, -math.inf])
+        row[2] += 1
+        row[3] = min(row[3], min(values))
+        row[4] = max(row[4], max(values))
+    table = pd.DataFrame(list(rows.values()), columns=columns)
+    return table.sort_values(["papers", "scale"], ascending=[False, True], ignore_index=True)
+
+
+def mixed_scales(papers: pd.DataFrame, mask: Any = None) -> str:
+    """A warning when the rated papers in view are on more than one scale (``""`` when on one).
+
+    Several venues or years whose scales are not stated, or stated and different, are "not known to
+    match": their scores are not averaged together without this being said.
+    """
+    table = scales(papers, mask)
+    if len(table) <= 1:
+        return ""
+    stated = set(table["stated"])
+    if "" not in stated and len(stated) == 1:
+        return ""
+    parts = [
+        f"{row.scale} ({row.papers:,} papers, scores {row.lowest:g}-{row.highest:g}"
+        + (f" on a stated {row.stated}" if row.stated else "")
+        + ")"
+        for row in table.itertuples()
+    ]
+    return (
+        f"These scores come from {len(table)} venues or years whose scales are not known to match: "
+        + "; ".join(parts)
+        + ". Figures that pool them mix their scales; the per-venue figures keep them apart."
+    )
+
+
+# --------------------------------------------------------------------------------------- tables
+
+
+def tier_scores(papers: pd.DataFrame, mask: Any = None) -> pd.DataFrame:
+    """Per decision tier (`schema.DECISION_TIERS` order) with rated papers: ``tier, papers, rated,
+    rating_mean, rating_median, accepted`` (``accepted``: the tier counts as accepted)."""
+    keep = _as_mask(papers, mask)
+    rated = rated_mask(papers, keep)
+    tiers, means = _tiers(papers), _means(papers) if "rating_mean" in papers.columns else None
+    rows = []
+    for tier in DECISION_TIERS:
+        in_tier = keep & (tiers == tier)
+        n_rated = int((in_tier & rated).sum())
+        if not n_rated or means is None:
+            continue
+        values = means[in_tier & rated]
+        rows.append(
+            (
+                tier,
+                int(in_tier.sum()),
+                n_rated,
+                float(values.mean()),
+                float(np.median(values)),
+                tier in ACCEPTED_TIERS,
+            )
+        )
+    return pd.DataFrame(rows, columns=["tier", "papers", "rated", "rating_mean", "rating_median", "accepted"])
+
+
+def bin_width(means: np.ndarray) -> float:
+    """The narrowest of `BIN_WIDTHS` that cuts the scores' range into at most `MAX_BINS` bins."""
+    values = means[~np.isnan(means)]
+    if not len(values):
+        return 1.0
+    span = float(values.max() - values.min())
+    return next((w for w in BIN_WIDTHS if span / w < MAX_BINS), BIN_WIDTHS[-1])
+
+
+def score_bins(papers: pd.DataFrame, mask: Any = None, width: float | None = None) -> pd.DataFrame:
+    """Acceptance per bin of mean score: ``low, high, rating, papers, decided, accepted, share``.
+
+    Bins are ``[low, low + width)`` of the mean score at two decimals (as the ``rating`` filter compares
+    it); ``rating`` is the filter's ``MIN-MAX`` that selects exactly the bin (``5-5.49``). ``share``
+    is accepted / decided, NaN in a bin without decided papers.
+    """
+    rated = rated_mask(papers, mask)
+    columns = ["low", "high", "rating", "papers", "decided", "accepted", "share"]
+    if not rated.any():
+        return pd.DataFrame(columns=columns)
+    means = np.round(_means(papers), 2)
+    width = width or bin_width(means[rated])
+    accepted, decided = _accepted_decided(papers)
+    bins = np.floor(means[rated] / width + 1e-9).astype(np.int64)
+    first, last = int(bins.min()), int(bins.max())
+    counts = np.bincount(bins - first, minlength=last - first + 1)
+    n_decided = np.bincount(bins - first, weights=decided[rated], minlength=last - first + 1)
+    n_accepted = np.bincount(bins - first, weights=(accepted & decided)[rated], minlength=last - first + 1)
+    lows = np.round(np.arange(first, last + 1) * width, 6)
+    table = pd.DataFrame(
+        {
+            "low": lows,
+            "high": np.round(lows + width, 6),
+            "rating": [f"{_two(low)}-{_two(low + width - 0.01)}" for low in lows],
+            "papers": counts.astype("int64"),
+            "decided": n_decided.astype("int64"),
+            "accepted": n_accepted.astype("int64"),
+        }
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["share"] = np.where(table["decided"] > 0, table["accepted"] / table["decided"], np.nan)
+    return table[columns]
+
+
+def _two(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def acceptance_cut(papers: pd.DataFrame, mask: Any = None) -> float | None:
+    """The mean score where accepted and rejected papers cross: the cut that misplaces fewest decided
+    rated papers (accepted below it, not accepted at or above it); the lowest such cut, halfway between
+    two neighbouring means. None without both accepted and not-accepted decided papers."""
+    accepted, decided = _accepted_decided(papers)
+    keep = rated_mask(papers, mask) & decided
+    if not keep.any():
+        return None
+    means = np.round(_means(papers)[keep], 2)
+    wins = accepted[keep]
+    if wins.all() or not wins.any():
+        return None
+    values = np.unique(means)
+    cuts = (values[:-1] + values[1:]) / 2
+    if not len(cuts):
+        return None
+    below_accepted = np.array([int((wins & (means < c)).sum()) for c in cuts])
+    above_rejected = np.array([int((~wins & (means >= c)).sum()) for c in cuts])
+    errors = below_accepted + above_rejected
+    return round(float(cuts[int(np.argmin(errors))]), 3)
+
+
+def _paper_rows(papers: pd.DataFrame, positions: np.ndarray) -> pd.DataFrame:
+    rows = papers.iloc[positions]
+    return pd.DataFrame(
+        {
+            "position": positions,
+            "id": rows["id"].astype("str").to_numpy(),
+            "title": rows["title"].astype("str").to_numpy() if "title" in rows.columns else "",
+            "decision": rows["decision"].astype("str").to_numpy() if "decision" in rows.columns else "",
+            "tier": _tiers(rows),
+            "scores": [score_text(v) for v in rows["ratings"]],
+            "rating_mean": _means(rows),
+            "rating_sd": _means(rows, "rating_sd"),
+        }
+    )
+
+
+def score_text(values: Any) -> str:
+    """A paper's scores as text, in review order: ``3, 6, 8``."""
+    if not _is_list(values):
+        return ""
+    return ", ".join(f"{v:g}" for v in values)
+
+
+def borderline(papers: pd.DataFrame, mask: Any = None, n: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(accepted papers with the lowest means below `acceptance_cut`, decided papers not accepted with the
+    highest means at or above it), at most ``n`` each; both empty without a cut."""
+    cut = acceptance_cut(papers, mask)
+    empty = _paper_rows(papers, np.array([], dtype=np.int64))
+    if cut is None:
+        return empty, empty
+    accepted, decided = _accepted_decided(papers)
+    rated = rated_mask(papers, mask) & decided
+    means = np.round(_means(papers), 2)
+    low = np.flatnonzero(rated & accepted & (means < cut))
+    high = np.flatnonzero(rated & ~accepted & (means >= cut))
+    low = low[np.argsort(means[low], kind="stable")][:n]
+    high = high[np.argsort(-means[high], kind="stable")][:n]
+    return _paper_rows(papers, low), _paper_rows(papers, high)
+
+
+def split_decisions(papers: pd.DataFrame, mask: Any = None, n: int = 20) -> pd.DataFrame:
+    """The rated papers whose reviewers disagreed most: highest ``rating_sd`` first (then more reviews)."""
+    keep = rated_mask(papers, mask)
+    spread = _means(papers, "rating_sd")
+    positions = np.flatnonzero(keep & ~np.isnan(spread))
+    n_reviews = papers["n_reviews"].to_numpy()[positions]
+    order = np.lexsort((positions, -n_reviews, -spread[positions]))
+    return _paper_rows(papers, positions[order][:n])
+
+
+def rated_papers(papers: pd.DataFrame, mask: Any = None) -> pd.DataFrame:
+    """Every rated paper in view with its scores, mean, spread and mean confidence (corpus order)."""
+    positions = np.flatnonzero(rated_mask(papers, mask))
+    table = _paper_rows(papers, positions)
+    table["confidence_mean"] = confidence_means(papers.iloc[positions])
+    table["scale"] = scale_keys(papers.iloc[positions]) if len(positions) else []
+    return table
+
+
+def review_pairs(papers: pd.DataFrame, mask: Any = None) -> pd.DataFrame:
+    """Every review with both a score and a confidence: ``position, rating, confidence``."""
+    keep = rated_mask(papers, mask)
+    if "confidences" not in papers.columns:
+        return pd.DataFrame(columns=["position", "rating", "confidence"])
+    rows = []
+    for position in np.flatnonzero(keep):
+        ratings, confidences = papers["ratings"].iat[position], papers["confidences"].iat[position]
+        if _is_list(confidences) and len(confidences) == len(ratings):
+            rows.extend(
+                (int(position), float(r), float(c)) for r, c in zip(ratings, confidences, strict=True)
+            )
+    return pd.DataFrame(rows, columns=["position", "rating", "confidence"])
+
+
+def correlation(pairs: pd.DataFrame) -> float | None:
+    """Pearson's correlation of score and confidence over the reviews; None under three or without spread."""
+    if len(pairs) < 3 or pairs["rating"].std() == 0 or pairs["confidence"].std() == 0:
+        return None
+    return float(np.corrcoef(pairs["rating"], pairs["confidence"])[0, 1])
+
+
+def _group_values(
+    papers: pd.DataFrame, by: str, labels: Mapping[int, str] | None
+) -> tuple[list[tuple[Any, str]], list[list[int]]] | None:
+    """(the groups as (value, name), per paper the indexes of its groups); None when the table lacks it."""
+    if by == "decision":
+        tiers = _tiers(papers)
+        groups = [(t, t) for t in DECISION_TIERS]
+        index = {t: i for i, t in enumerate(DECISION_TIERS)}
+        return groups, [[index.get(t, index["unknown"])] for t in tiers]
+    if by == "area":
+        if "areas" not in papers.columns:
+            return None
+        names = sorted({a for value in papers["areas"] if _is_list(value) for a in value})
+        index = {a: i for i, a in enumerate(names)}
+        return [(a, a) for a in names], [
+            [index[a] for a in dict.fromkeys(v)] if _is_list(v) else [] for v in papers["areas"]
+        ]
+    column = {"topic": "topic", "venue": "venue", "year": "year"}[by]
+    if column not in papers.columns:
+        return None
+    values = papers[column]
+    if by == "venue":
+        values = values.astype("str").fillna("").replace("", NO_VENUE)
+    present = [v for v in pd.unique(values) if not pd.isna(v)]
+    present = sorted(present, key=lambda v: (str(type(v)), v))
+    index = {v: i for i, v in enumerate(present)}
+    if by == "topic":
+        groups = [(int(t), (labels or {}).get(int(t), str(t))) for t in present]
+    else:
+        groups = [(v, str(int(v)) if by == "year" else str(v)) for v in present]
+    return groups, [[] if pd.isna(v) else [index[v]] for v in values]
+
+
+def group_scores(
+    papers: pd.DataFrame,
+    by: str,
+    mask: Any = None,
+    *,
+    labels: Mapping[int, str] | None = None,
+    per_year: bool = False,
+) -> pd.DataFrame:
+    """One row per group of ``by`` (`GROUPINGS`) with papers in view: `GROUP_COLUMNS`, plus ``key`` (the
+    group's filter value) and, with ``per_year``, ``year`` (one row per group and year).
+
+    ``rating_mean`` is the mean over the group's rated papers of each paper's mean score and
+    ``rating_sd`` their population standard deviation; ``confidence_mean`` likewise of each paper's mean
+    confidence; ``accept_share`` is accepted / decided (NaN without decided papers). Decision groups
+    follow `schema.DECISION_TIERS`; a paper in several areas counts in each.
+    """
+    found = _group_values(papers, by, labels)
+    keep = _as_mask(papers, mask)
+    base = ["key", *(["year"] if per_year else []), *GROUP_COLUMNS]
+    if found is None:
+        return pd.DataFrame(columns=base)
+    groups, memberships = found
+    rated = rated_mask(papers, keep)
+    means = _means(papers) if "rating_mean" in papers.columns else np.full(len(papers), np.nan)
+    confidences = confidence_means(papers)
+    n_reviews = pd.to_numeric(papers.get("n_reviews", 0), errors="coerce")
+    reviews = np.asarray(n_reviews, dtype=float) if np.ndim(n_reviews) else np.zeros(len(papers))
+    accepted, decided = _accepted_decided(papers)
+    years = papers["year"].to_numpy(dtype=object) if per_year and "year" in papers.columns else None
+    cells: dict[tuple[int, Any], list[int]] = {}
+    for position in np.flatnonzero(keep):
+        year = None
+        if years is not None:
+            if pd.isna(years[position]):
+                continue
+            year = int(years[position])
+        for g in memberships[position]:
+            cells.setdefault((g, year), []).append(int(position))
+    rows = []
+    for (g, year), members in sorted(cells.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
+        at = np.asarray(members)
+        rated_at = at[rated[at]]
+        values = means[rated_at]
+        with_confidence = confidences[rated_at]
+        with_confidence = with_confidence[~np.isnan(with_confidence)]
+        n_decided = int(decided[at].sum())
+        rows.append(
+            {
+                "key": groups[g][0],
+                **({"year": year} if per_year else {}),
+                "group": groups[g][1],
+                "papers": len(at),
+                "rated": len(rated_at),
+                "reviews": int(reviews[rated_at].sum()),
+                "rating_mean": float(values.mean()) if len(values) else np.nan,
+                "rating_sd": float(values.std()) if len(values) else np.nan,
+                "confidence_mean": float(with_confidence.mean()) if len(with_confidence) else np.nan,
+                "accept_share": int((accepted & decided)[at].sum()) / n_decided if n_decided else np.nan,
+            }
+        )
+    table = pd.DataFrame(rows, columns=base)
+    return table.astype({"papers": "int64", "rated": "int64", "reviews": "int64"})
