@@ -28,9 +28,11 @@ import pandas as pd
 
 from dashboard import __version__, corpus, export
 from dashboard.library_cli import add_library_command
+from dashboard.readers import registry
 from dashboard.repocheck.cli import add_check_code_command
 from dashboard.repocheck.columns import with_cached_answers
 from dashboard.report_cli import add_report_command
+from dashboard.reviews_cli import add_reviews_command
 from dashboard.search_cli import add_search_command
 from dashboard.trends_cli import add_trends_command
 
@@ -51,7 +53,7 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, urls: bool = False) 
         metavar="PATH",
         nargs="+",
         type=str if urls else Path,
-        help="corpus files or folders (.txt .md .json .jsonl .csv .tsv .parquet .xlsx, optionally .gz)",
+        help=f"corpus files or folders ({registry.suffix_list()}, optionally .gz)",
     )
 
 
@@ -413,6 +415,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_check_code_command,
     add_report_command,
     add_trends_command,
+    add_reviews_command,
     add_library_command,
     add_search_command,
 ]
