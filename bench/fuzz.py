@@ -4,6 +4,8 @@
     python bench/fuzz.py --count 20000        # a quick run
     python bench/fuzz.py --workers 2 --seed 7
     python bench/fuzz.py --atheris -- -max_total_time=600   # coverage-guided, if atheris is installed
+    python bench/fuzz.py --extractors         # every extractor and reader over 100 kB pathological texts
+    python bench/fuzz.py --extractors --size 20000 --cap 60   # smaller texts; a call over 60 s is cut
 
 Each input is one uploaded file (name, bytes) given to `dashboard.corpus.load_uploads`, the function
 behind every upload and every CLI path. Inputs are made from paper-like records (every field alias,
@@ -13,7 +15,14 @@ sometimes in another encoding, then mutated (bytes flipped, cut, repeated, splic
 format). One in `--derive-every` inputs also runs the enrichment (cleaning, links, method names).
 A few in a thousand are large (100 kB to 2 MB) and made of the patterns that make parsers slow.
 
-Prints inputs/s, the number of exceptions (must be 0; each one is saved under bench/results/fuzz/
+With ``--extractors`` it instead runs every extractor of abstract text (`tests/hostile_text.py` finds
+them: method names, datasets, titles, cleaning, tokens, links, venues, enrichment) and every reader on
+each pathological text of `hostile_text.PAYLOADS` (runs of capitals, digits, brackets, ``$``, ``\\``,
+dots, whitespace before a trigger, ...), and prints, per extractor, the slowest text and its CPU seconds
+(target < 1 s each, the bound `tests/test_fuzz_extractors.py` holds). ``--cap`` runs each call in a
+child process and stops it after that many seconds, for measuring code that is still quadratic.
+
+Otherwise it prints inputs/s, the number of exceptions (must be 0; each one is saved under bench/results/fuzz/
 with its traceback), the largest time the readers took per started 100 kB of input (must stay under
 1 s; for a gzip file, per 100 kB of what it decompresses to: the work grows with the content, which
 corpus caps at 100 times the file above 1 MiB) and the input that took it, and the same with
@@ -317,6 +326,55 @@ def run_atheris(argv: list[str]) -> None:  # pragma: no cover - optional, needs 
     atheris.Fuzz()
 
 
+def _timed_call(call: object, text: str) -> float:
+    started = time.process_time()
+    call(text)  # type: ignore[operator]
+    return time.process_time() - started
+
+
+def _capped_call(call: object, text: str, cap: float) -> float:
+    """CPU seconds of ``call(text)`` in a forked child, or ``inf`` when it ran past ``cap`` wall seconds."""
+    context = multiprocessing.get_context("fork")
+    parent, child = context.Pipe(duplex=False)
+    process = context.Process(target=lambda: child.send(_timed_call(call, text)), daemon=True)
+    process.start()
+    if parent.poll(cap):
+        seconds = parent.recv()
+        process.join()
+        return seconds
+    process.kill()
+    process.join()
+    return float("inf")
+
+
+def run_extractors(size: int, cap: float | None) -> int:
+    """Print each extractor's and reader's slowest pathological text; 1 when one takes 1 s or more."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import hostile_text
+
+    texts = hostile_text.payloads(size)
+    calls = dict(sorted(hostile_text.extractors().items()))
+    for reader in hostile_text.READERS:
+        calls[f"reader {reader}"] = lambda text, reader=reader: hostile_text.read_as(reader, text)
+    print(f"{len(calls)} extractors and readers x {len(texts)} texts of {size:,} characters (CPU seconds)")
+    worst_of_all = (0.0, "", "")
+    for name, call in calls.items():
+        call("warm up: lazy tables")
+        worst = (0.0, "")
+        for shape, text in texts.items():
+            seconds = _capped_call(call, text, cap) if cap else _timed_call(call, text)
+            worst = max(worst, (seconds, shape))
+        shown = f"> {cap:g}" if worst[0] == float("inf") else f"{worst[0]:.3f}"
+        print(f"  {name:<52} {shown:>7} s  {worst[1]}", flush=True)
+        worst_of_all = max(worst_of_all, (worst[0], name, worst[1]))
+    seconds, name, shape = worst_of_all
+    shown = f"> {cap:g}" if seconds == float("inf") else f"{seconds:.3f}"
+    print(f"worst                    {shown} s (target < {TARGET_SECONDS_PER_CHUNK}): {name} on {shape}")
+    ok = seconds < TARGET_SECONDS_PER_CHUNK
+    print("OK" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=1_000_000, help="generated inputs (1,000,000)")
@@ -325,7 +383,12 @@ def main() -> int:
     parser.add_argument("--derive-every", type=int, default=20, help="also enrich one input in N (20)")
     parser.add_argument("--atheris", action="store_true", help="coverage-guided run with atheris instead")
     parser.add_argument("atheris_args", nargs="*", help="after --: libFuzzer flags for --atheris")
+    parser.add_argument("--extractors", action="store_true", help="time every extractor on hostile texts")
+    parser.add_argument("--size", type=int, default=100_000, help="--extractors: characters per text")
+    parser.add_argument("--cap", type=float, default=None, help="--extractors: stop a call after N s")
     args = parser.parse_args()
+    if args.extractors:
+        return run_extractors(args.size, args.cap)
     if args.atheris:
         run_atheris(args.atheris_args)
         return 0

@@ -4,6 +4,13 @@
 the abstracts (no per-row pandas ``apply``), about 150 µs per abstract; `bench/enrich.py` prints
 the figures for the 27k corpus.
 
+A time budget per record (`add_derived_columns_within`, which uploads use): a record whose fields
+take more than ``record_seconds`` of CPU is stopped there (a CPU-time timer's signal interrupts the
+work, regex matching included, where this runs in a process's main thread; elsewhere the time is
+measured after the fact) and kept without its derived fields: whitespace-normalised text, no method
+names, datasets or links. The extractors are linear in the text, so only a record far beyond what
+they are built for reaches the budget; one such record never holds a worker for long.
+
 From `PARALLEL_FROM` papers on, the pass is split over the machine's cores (forked processes, each
 deriving a block of rows; the result is the same as one process's, tested). Only a process with no
 other thread forks (the CLI, the index build's client, a script): a server's process (Streamlit's, with
@@ -15,7 +22,10 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import signal
 import threading
+import time
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple
 
@@ -29,7 +39,14 @@ from dashboard.links import code_release, extract_links, find_urls
 from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS
 from dashboard.text import clean_markup, count_words, is_placeholder_abstract
 
-__all__ = ["PARALLEL_FROM", "DerivedFields", "add_derived_columns", "decision_tier", "derive_fields"]
+__all__ = [
+    "PARALLEL_FROM",
+    "DerivedFields",
+    "add_derived_columns",
+    "add_derived_columns_within",
+    "decision_tier",
+    "derive_fields",
+]
 
 # Below this many papers a second process costs more (a fork, sending the results back) than it saves.
 PARALLEL_FROM = 10_000
@@ -125,12 +142,26 @@ def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
     ``title`` and ``code_url`` are used when present and filled with defaults otherwise. Derived
     columns already in ``raw`` (a re-read export) are recomputed. Rows and their order are kept.
     """
+    return add_derived_columns_within(raw, None)[0]
+
+
+def add_derived_columns_within(
+    raw: pd.DataFrame, record_seconds: float | None
+) -> tuple[pd.DataFrame, list[int]]:
+    """`add_derived_columns`, giving each record at most ``record_seconds`` of CPU (None: no limit).
+
+    Returns the table and the row numbers (0-based positions in ``raw``) of the records that ran
+    out of time; those rows hold the text with its whitespace normalised and no method names,
+    datasets, links or code status (module docstring).
+    """
     n = len(raw)
     abstracts = _strings(raw, "abstract", n)
     titles = _strings(raw, "title", n)
     record_code_urls = _strings(raw, "code_url", n)
     project_urls = _strings(raw, "project_url", n)
-    derived = derive_all((abstracts, titles, record_code_urls, project_urls))
+    rows = derive_all((abstracts, titles, record_code_urls, project_urls), record_seconds=record_seconds)
+    over_budget = [i for i, row in enumerate(rows) if row is None]
+    derived = [row if row is not None else _underived(abstracts[i], titles[i]) for i, row in enumerate(rows)]
     columns: dict[str, Any] = {name: raw[name] for name in raw.columns}
     columns.setdefault("id", [f"paper-{i}" for i in range(1, n + 1)])
     columns.setdefault("source", [""] * n)
@@ -164,37 +195,116 @@ def add_derived_columns(raw: pd.DataFrame) -> pd.DataFrame:
         table[name] = [value if isinstance(value, list) else [] for value in table[name].tolist()]
     order = [*CORE_COLUMNS, *(name for name in OPTIONAL_COLUMNS if name in table.columns)]
     order += [name for name in table.columns if name not in order]
-    return table[order]
+    return table[order], over_budget
 
 
-def derive_all(columns: tuple[list[str], ...], *, parallel_from: int = PARALLEL_FROM) -> list[DerivedFields]:
+def _underived(abstract: str, title: str) -> DerivedFields:
+    """A record's fields when deriving them ran out of time: only what a linear pass gives."""
+    clean = " ".join(abstract.split())
+    title = title.strip()
+    return DerivedFields(
+        abstract_clean=clean,
+        n_words=clean.count(" ") + 1 if clean else 0,
+        method_names=[],
+        links=[],
+        code_url="",
+        github_repo="",
+        code_status="none",
+        datasets=[],
+        title=title or clean[:80],
+        title_is_derived=not title,
+        has_abstract=bool(clean),
+    )
+
+
+def derive_all(
+    columns: tuple[list[str], ...], *, parallel_from: int = PARALLEL_FROM, record_seconds: float | None = None
+) -> list[DerivedFields | None]:
     """`derive_fields` of every row of ``columns`` (abstracts, titles, code URLs, project URLs), in order.
 
     Split over the cores from ``parallel_from`` rows on, where this process may fork (module docstring).
+    With ``record_seconds``, a row whose fields take more CPU time than that is None (stopped there).
     """
     n = len(columns[0])
     processes = _processes_for(n, parallel_from)
     if processes < 2:
-        return [derive_fields(*row) for row in zip(*columns, strict=True)]
-    global _ROWS
-    _ROWS = columns  # the forked processes read their blocks from here: nothing is sent to them
+        return _derive_rows(zip(*columns, strict=True), record_seconds)
+    global _ROWS, _RECORD_SECONDS
+    # The forked processes read their blocks and the budget from here: nothing is sent to them.
+    _ROWS, _RECORD_SECONDS = columns, record_seconds
     try:
         step = -(-n // (processes * _BLOCKS_PER_PROCESS))
+        starts = range(0, n, step)
         with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
-            blocks = list(pool.map(_derive_block, range(0, n, step), [step] * len(range(0, n, step))))
+            blocks = list(pool.map(_derive_block, starts, [step] * len(starts)))
     finally:
-        _ROWS = None
+        _ROWS, _RECORD_SECONDS = None, None
     return [row for block in blocks for row in block]
 
 
 _ROWS: tuple[list[str], ...] | None = None
+_RECORD_SECONDS: float | None = None
 
 
-def _derive_block(start: int, size: int) -> list[DerivedFields]:
+def _derive_block(start: int, size: int) -> list[DerivedFields | None]:
     assert _ROWS is not None
-    return [
-        derive_fields(*row) for row in zip(*(column[start : start + size] for column in _ROWS), strict=True)
-    ]
+    return _derive_rows(
+        zip(*(column[start : start + size] for column in _ROWS), strict=True), _RECORD_SECONDS
+    )
+
+
+class _OverBudget(Exception):
+    """Raised by the CPU timer's signal inside a record that ran out of time."""
+
+
+_armed = False  # whether the timer's signal stops the record now (set in the main thread only)
+
+
+def _over_budget(signum: int, frame: object) -> None:
+    if _armed:  # a signal handled once the record is done, a moment late, is ignored
+        raise _OverBudget
+
+
+def _derive_rows(rows: Iterable[tuple[str, ...]], record_seconds: float | None) -> list[DerivedFields | None]:
+    """`derive_fields` of each row; None for a row that took more than ``record_seconds`` of CPU."""
+    if record_seconds is None:
+        return [derive_fields(*row) for row in rows]
+    # A signal handler can only be set, and a signal only arrives, in the main thread; elsewhere a
+    # slow record is found by measuring, once it is done.
+    can_stop = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    previous = signal.signal(signal.SIGPROF, _over_budget) if can_stop else None
+    out: list[DerivedFields | None] = []
+    try:
+        for row in rows:
+            out.append(
+                _derive_stopping(row, record_seconds) if can_stop else _derive_timed(row, record_seconds)
+            )
+    finally:
+        if can_stop:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
+    return out
+
+
+def _derive_stopping(row: tuple[str, ...], seconds: float) -> DerivedFields | None:
+    global _armed
+    try:
+        _armed = True
+        signal.setitimer(signal.ITIMER_PROF, seconds)  # fires once, after `seconds` of this process's CPU
+        fields = derive_fields(*row)
+        _armed = False
+        return fields
+    except _OverBudget:
+        return None
+    finally:
+        _armed = False
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def _derive_timed(row: tuple[str, ...], seconds: float) -> DerivedFields | None:
+    started = time.process_time()
+    fields = derive_fields(*row)
+    return fields if time.process_time() - started <= seconds else None
 
 
 def _processes_for(n: int, parallel_from: int) -> int:

@@ -20,6 +20,11 @@ through `dashboard.worker.run` with `PARSE_TIMEOUT_SECONDS` and `PARSE_MEMORY_BY
 upload's minutes of parsing and fitting use a core of their own, at a lower priority, and never the
 server's global interpreter lock.
 
+Time per record. Each record's derived fields (cleaned text, method names, datasets, links, code
+status) may take `RECORD_SECONDS` of CPU (`enrich.add_derived_columns_within`); a record that takes
+longer is stopped there, kept without them, and named in the load report (its file, ``record N`` and
+its id), so one hostile record cannot hold the worker, and the visitors queued behind it, for minutes.
+
 Memory budget. `UploadStore` holds every session's uploaded corpus (its table, topics and the other
 results computed from it) under one budget, `MEMORY_BUDGET` bytes for all sessions together. Each
 corpus is charged `CHARGE_FACTOR` times the pickled size of what the worker sent back (measured: the
@@ -55,6 +60,9 @@ MAX_SESSION_PAPERS = 150_000
 MEMORY_BUDGET = 3 * GiB
 CHARGE_FACTOR = 2.0
 PARSE_TIMEOUT_SECONDS = 600.0
+# CPU seconds one record's derived fields may take. An abstract takes about 150 µs; the slowest 100 kB
+# pathological text, with every extractor linear, a fraction of a second (bench/fuzz.py --extractors).
+RECORD_SECONDS = 2.0
 PARSE_MEMORY_BYTES = 4 * GiB
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -194,7 +202,12 @@ class Prepared:
     seconds: float = 0.0
 
 
-LIMIT_MODULES = ("dashboard.readers.limits", "dashboard.workbook", "dashboard.uploads")
+LIMIT_MODULES = (
+    "dashboard.readers.limits",
+    "dashboard.readers.safexml",
+    "dashboard.readers.workbook",
+    "dashboard.uploads",
+)
 
 
 def current_settings() -> dict[str, dict[str, Any]]:
@@ -237,7 +250,7 @@ def prepare(
     input: a limit refusal is `Prepared.refused`; a failed topic model is `Prepared.analysis_problem`
     (the table still shows).
     """
-    from dashboard import analysis, corpus
+    from dashboard import analysis, corpus, enrich
 
     if settings:
         _apply_settings(settings)
@@ -257,12 +270,15 @@ def prepare(
     if refused:
         prepared.refused = refused
         return prepared
-    result = corpus.load_uploads(files)
-    per_file = [report.papers for report in result.report.files]
+    read = corpus.load_uploads(files, derive=False)
+    per_file = [report.papers for report in read.report.files]
     refused = check("papers", sum(n for i, n in enumerate(per_file) if i in added), sum(per_file))
     if refused:
         prepared.refused = refused
         return prepared
+    papers, over_budget = enrich.add_derived_columns_within(read.papers, RECORD_SECONDS)
+    report_over_budget(read.report, papers, over_budget)
+    result = corpus.LoadResult(papers=papers, report=read.report)
     prepared.result = result
     if len(result.papers) >= 2:
         try:
@@ -273,6 +289,27 @@ def prepare(
             )
     prepared.seconds = time.perf_counter() - started
     return prepared
+
+
+def report_over_budget(report: Any, papers: Any, rows: Sequence[int]) -> None:
+    """Add to ``report`` (a `corpus.LoadReport`) a warning on each of ``rows`` of ``papers``: a record
+    kept without its derived fields because they took longer than `RECORD_SECONDS`."""
+    from dashboard.readers import limits
+    from dashboard.readers.report import Problem
+
+    files = {file.source: file for file in report.files}
+    for row in rows:
+        paper = papers.iloc[row]
+        file = files.get(paper["source"]) or (report.files[-1] if report.files else None)
+        if file is None:
+            continue
+        message = (
+            f"paper {paper['id']}: its cleaned text, method names, datasets and links took longer than "
+            f"{RECORD_SECONDS:g} s of CPU (dashboard.uploads.RECORD_SECONDS); kept without them"
+        )
+        if len(file.warnings) < limits.MAX_PROBLEMS_PER_FILE:
+            file.warnings.append(Problem(file.source, f"record {paper['position']}", message))
+        file.n_warnings += 1
 
 
 # ------------------------------------------------------------------------------------ the memory store
