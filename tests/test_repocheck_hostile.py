@@ -268,3 +268,15 @@ def test_deadlines_come_from_the_environment_and_bad_ones_are_refused() -> None:
     for bad in ("0", "-1", "inf", "nan", "soon", "1e999"):
         with pytest.raises(ValueError, match="PAPER_DASHBOARD_RUN_DEADLINE"):
             Settings.from_env({"PAPER_DASHBOARD_RUN_DEADLINE": bad})
+
+
+def test_parse_keeps_the_sound_answers_of_a_cache_with_bad_rows(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from dashboard.repocheck.columns import with_cached_answers
+
+    cache = damaged_cache(tmp_path / "edited.sqlite")
+    papers = pd.DataFrame({"id": ["a", "b"], "github_repo": ["o/good", "o/huge"]})
+    table = with_cached_answers(papers, {"PAPER_DASHBOARD_CACHE": str(cache)})
+    assert table["repo_state"].tolist() == ["live", "not_checked"]
+    assert table["repo_stars"].tolist()[0] == 3

@@ -112,7 +112,7 @@ def with_cached_answers(papers: pd.DataFrame, environ: Mapping[str, str] = os.en
     For ``paper-dashboard parse``: a table is only widened where a check has been run.
     """
     path = default_cache(environ)
-    answers, problem = read_answers(path)
-    if problem or not len(answers):
+    answers, _ = read_answers(path)  # rows it skipped (an edited file) leave the others usable
+    if not len(answers):
         return papers
     return with_repo_columns(papers, answers)
