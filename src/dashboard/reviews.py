@@ -447,3 +447,45 @@ def group_scores(
         )
     table = pd.DataFrame(rows, columns=base)
     return table.astype({"papers": "int64", "rated": "int64", "reviews": "int64"})
+
+
+def score_bounds(papers: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """The ends of the score filters' sliders, per URL key (``rating``, ``spread``, ``reviews``): the
+    whole numbers around the rated papers' values; ``{}`` without scores. A key whose values are all the
+    same is left out (a slider needs two ends)."""
+    if not has_scores(papers):
+        return {}
+    rated = rated_mask(papers)
+    bounds: dict[str, tuple[float, float]] = {}
+    for key, column in (("rating", "rating_mean"), ("spread", "rating_sd"), ("reviews", "n_reviews")):
+        values = _means(papers, column)[rated]
+        values = values[~np.isnan(values)]
+        if not len(values):
+            continue
+        low = 0.0 if key == "spread" else float(math.floor(values.min()))
+        high = float(math.ceil(values.max()))
+        if high > low:
+            bounds[key] = (low, high)
+    return bounds
+
+
+def scores_line(paper: Mapping[str, Any]) -> str:
+    """One paper's scores in words, for its card: ``Review scores 3, 6, 8 (mean 5.67, sd 2.05; scale
+    1-10) · confidence 4, 3, 5``."""
+    ratings = paper.get("ratings")
+    if not _is_list(ratings) or not len(ratings):
+        return ""
+    mean, spread = float(np.mean(ratings)), paper.get("rating_sd")
+    details = [f"mean {mean:.2f}"]
+    if spread is not None and not pd.isna(spread):
+        details.append(f"sd {float(spread):.2f}")
+    scale = paper.get("rating_scale")
+    line = (
+        f"Review scores {score_text(ratings)} ({', '.join(details)}"
+        + (f"; scale {scale}" if scale else "")
+        + ")"
+    )
+    confidences = paper.get("confidences")
+    if _is_list(confidences) and len(confidences):
+        line += f" · confidence {score_text(confidences)}"
+    return line

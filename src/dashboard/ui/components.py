@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, export, figures, lookup
+from dashboard import charts, export, figures, lookup, reviews
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
 from dashboard.ui import data, keys, navigation, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
@@ -387,6 +387,8 @@ def paper_card(
         facts.append("topic: " + view.topic_names.get(int(paper["topic"]), str(paper["topic_label"])))
     facts.append("code: " + str(paper.get("code_status", "")).replace("_", " "))
     html("<div class='pd-meta'>" + text_html(" · ".join(f for f in facts if f)) + "</div>")
+    if _non_empty(paper.get("ratings")):
+        html("<div class='pd-meta'>" + text_html(reviews.scores_line(paper)) + "</div>")
     text = str(paper.get("abstract_clean", ""))
     html(f"<div class='pd-abstract'>{marked_html(text, highlight_spans(text, view.filters.q))}</div>")
     chips = [

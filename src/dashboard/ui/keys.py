@@ -172,3 +172,13 @@ URL_TRENDS_TO: Final = "to"  # Trends: the later year compared (default: the las
 URL_TRENDS_NGRAM: Final = "tngram"  # Trends: 1 (words) or 2 (two-word phrases)
 URL_TRENDS_SHARES: Final = "shares"  # Trends: venues (within venues, default) or pooled
 URL_SORT: Final = "sort"  # Papers: the table's order, a column ("title") or "-" and a column ("-n_words")
+
+# --- session state: the Reviews page and its sidebar filters (issue 54) ---------------------------
+RATING: Final = FILTER_WIDGET_PREFIX + "rating"
+SPREAD: Final = FILTER_WIDGET_PREFIX + "spread"
+REVIEWS: Final = FILTER_WIDGET_PREFIX + "reviews"
+SCORE_BOUNDS: Final = "sidebar.score_bounds"  # {field: (lowest, highest)}: each score slider's ends
+REVIEWS_CLEAR: Final = "reviews.clear_filters"
+REVIEWS_CHART_PREFIX: Final = "reviews.chart"  # + the chart's name
+REVIEWS_TABLE_PREFIX: Final = "reviews.table"  # + the table's name and the filters' slug
+REVIEWS_OPEN_PAPERS: Final = "reviews.open_papers"

@@ -53,6 +53,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("topics", "Topics", ":material/bubble_chart:", counts=True),
     PageSpec("terms", "Terms", ":material/text_fields:", counts=True),
     PageSpec("trends", "Trends", ":material/trending_up:", counts=True),
+    PageSpec("reviews", "Reviews", ":material/reviews:", counts=True),
     PageSpec("links", "Links & code", ":material/link:", counts=True),
     PageSpec("compare", "Compare", ":material/compare:"),
     PageSpec("library", "Library", ":material/bookmarks:"),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
+from dashboard import reviews
 from dashboard.schema import DECISION_TIERS
 from dashboard.ui import data, keys
 from dashboard.ui.markup import escape_markdown
@@ -65,6 +66,10 @@ def _on_filter_change(field: str, widget_key: str, options: Sequence[Any] = ()) 
     value: Any = st.session_state.get(widget_key)
     if field == "q":
         new: Any = value or ""
+    elif field in SCORE_SLIDERS:
+        low, high = value
+        lowest, highest = st.session_state[keys.SCORE_BOUNDS][field]
+        new = (None if low <= lowest else low, None if high >= highest else high)
     elif field == "words":
         low, high = value
         lowest, highest = st.session_state[keys.WORDS_BOUNDS]
@@ -202,6 +207,7 @@ def _filters(view: View) -> None:
             order=[tier for tier in DECISION_TIERS if tier in decisions.index],
             help="The source's decision as a tier: oral, spotlight, poster, accept, reject, withdrawn.",
         )
+    _score_sliders(view)
     _spaced_multiselect(
         "Repository",
         "repo",
@@ -257,6 +263,50 @@ def _names_help(what: str, counts: pd.Series | None) -> str:
         f"Papers with any of the chosen {what}s. The list offers the {NAME_OPTIONS:,} with the most papers "
         f"of {len(counts):,}; type any other {what}'s full name and press Enter."
     )
+
+
+# The review score filters (`dashboard.filters.SCORE_KEYS`): label, widget key, step, help.
+SCORE_SLIDERS: dict[str, tuple[str, str, float, str]] = {
+    "rating": ("Mean review score", keys.RATING, 0.25, "The mean of each paper's review scores."),
+    "spread": (
+        "Spread of the scores",
+        keys.SPREAD,
+        0.25,
+        "Standard deviation of each paper's scores: high where the reviewers disagreed.",
+    ),
+    "reviews": ("Number of reviews", keys.REVIEWS, 1, "Reviews with a score."),
+}
+
+
+def _score_sliders(view: View) -> None:
+    """Sliders of the review score filters, only when the corpus has scores (full range: no filter)."""
+    bounds = reviews.score_bounds(view.papers)
+    if not bounds:
+        return
+    st.session_state[keys.SCORE_BOUNDS] = bounds
+    for field, (label, key, step, help_text) in SCORE_SLIDERS.items():
+        if field not in bounds:
+            continue
+        lowest, highest = bounds[field]
+        whole = field == "reviews"
+        if whole:
+            lowest, highest = int(lowest), int(highest)
+        low, high = getattr(view.filters, field)
+        value = (
+            min(max(lowest if low is None else low, lowest), highest),
+            max(min(highest if high is None else high, highest), lowest),
+        )
+        sync_widget(key, value)
+        st.slider(
+            label,
+            min_value=lowest,
+            max_value=highest,
+            step=step,
+            key=key,
+            on_change=_on_filter_change,
+            args=(field, key),
+            help=help_text,
+        )
 
 
 def _words_slider(view: View) -> None:
