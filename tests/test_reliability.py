@@ -955,7 +955,8 @@ def test_upload_limit_is_set_and_shown_and_tracebacks_are_hidden(bundled_corpus:
     config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
     limit_mb = config["server"]["maxUploadSize"]
     assert 0 < limit_mb * MiB <= corpus.MAX_INPUT_BYTES  # an accepted upload is never too big to read
-    assert config["client"]["showErrorDetails"] is False  # a crash never shows a traceback to the user
+    assert config["client"]["showErrorDetails"] == "none"  # a crash shows no traceback (tests/test_hostile_misc.py)
+    assert config["client"]["showErrorLinks"] is False  # nor links carrying the error to outside hosts
     uploader = _app("overview").sidebar.get("file_uploader")[0]
     assert MessageToDict(uploader.proto)["maxUploadSizeMb"] == limit_mb  # Streamlit states and enforces it
 

@@ -768,10 +768,21 @@ def _paper_record(row: Mapping[str, Any]) -> dict[str, Any]:
         "title": title,
         "authors": json.dumps(author_list, ensure_ascii=False),
         "venue": _text(row.get("venue")),
-        "year": None if year is None or pd.isna(year) else int(year),
+        "year": _year_number(year),
         "url": url,
         "abstract": abstract,
     }
+
+
+def _year_number(value: Any) -> int | None:
+    """A year SQLite can keep and a person would write (1000-2999), else None."""
+    try:
+        if value is None or pd.isna(value):
+            return None
+        year = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return year if 1000 <= year <= 2999 else None
 
 
 def _text(value: Any) -> str:
@@ -1159,43 +1170,124 @@ class ImportResult:
     problems: tuple[str, ...] = ()
 
 
+# How deep braces may nest for LaTeX to be decoded by pylatexenc (a recursive reader); deeper text
+# (3,000 nested ``\\textbf{`` is an attack, not a title) is rendered by the corpus reader's linear pass.
+MAX_LATEX_DEPTH = 50
+# A report lists at most this many unmatched titles (the count says how many there were).
+MAX_UNMATCHED_LISTED = 200
+
+
+def _brace_depth(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def _unescaped(value: str) -> str:
+    """`bib_unescape`, bounded: text nested deeper than `MAX_LATEX_DEPTH` goes through the corpus
+    reader's linear rendering instead of pylatexenc's recursion."""
+    if _brace_depth(value) > MAX_LATEX_DEPTH:
+        from dashboard.readers.bibtex import _rendered
+
+        return _rendered(value)
+    return bib_unescape(value)
+
+
 def read_bibtex(text: str, source: str = "the BibTeX file") -> tuple[list[dict[str, Any]], list[str]]:
     """Entries (title, authors, venue, year, url, abstract, note, key) of a BibTeX text, and problems.
 
-    Read with ``bibtexparser`` 2; a broken entry is reported by position and skipped, the rest kept.
+    Read by the corpus's BibTeX reader (`dashboard.readers.bibtex`, ``bibtexparser`` 2) with this
+    module's exact unescaping; a broken entry is reported by place and skipped, the rest kept. Fields
+    are bounded as a corpus's are (`dashboard.readers.limits`): a year that is not a year is none, a
+    long title or venue is cut, an abstract longer than an abstract may be is dropped.
     """
-    import bibtexparser  # loaded only for imports
-    from bibtexparser import middlewares
+    from dashboard.readers import limits
+    from dashboard.readers.bibtex import _bibtex_records, bib_year
+    from dashboard.readers.report import _Log, _Refused
 
-    library = bibtexparser.parse_string(text, append_middleware=[middlewares.SeparateCoAuthors()])
-    problems = [
-        f"{source}, line {(block.start_line or 0) + 1}: an entry could not be read and was skipped"
-        for block in library.failed_blocks
-    ]
+    log = _Log(source)
+    try:
+        entries = _bibtex_records(text, log, render=_unescaped)
+    except _Refused as error:
+        return [], [f"{source}: {error}"]
+    problems = [str(problem) for problem in log.skipped]
     records = []
-    for entry in library.entries:
-        fields = {field.key.lower(): field.value for field in entry.fields}
+    for entry in entries:
+        fields = entry.value
+
+        def field(name: str, *, cut: bool = True, fields: dict[str, Any] = fields) -> str:
+            value = _text(fields.get(name))
+            return value[: limits.MAX_FIELD_CHARS] if cut else value
+
         authors = fields.get("author", [])
-        if isinstance(authors, str):
-            authors = [a for a in authors.split(" and ") if a.strip()]
-        year_text = bib_unescape(str(fields.get("year", "")))
-        keywords = bib_unescape(str(fields.get("keywords", "")))
+        abstract = _unescaped(field("abstract", cut=False))
+        if len(abstract) > limits.MAX_ABSTRACT_CHARS:
+            problems.append(
+                f"{source} {entry.place}: an abstract of {len(abstract):,} characters, more than "
+                f"{limits.MAX_ABSTRACT_CHARS:,}: left out"
+            )
+            abstract = ""
+        keywords = _unescaped(field("keywords"))
         records.append(
             {
-                "key": entry.key,
-                "title": bib_unescape(str(fields.get("title", ""))),
-                "authors": [bib_unescape(str(a)) for a in authors],
-                "venue": bib_unescape(str(fields.get("booktitle", fields.get("journal", "")))),
-                "year": int(year_text) if year_text.isdigit() else None,
-                "url": str(fields.get("url", "")).strip(),  # a URL is not LaTeX: % and ~ stay as they are
-                "abstract": bib_unescape(str(fields.get("abstract", ""))),
-                "note": bib_unescape(str(fields.get("note", ""))),
-                "tags": [t.strip() for t in re.split(r"[,;]", keywords) if t.strip()],
+                "key": _text(fields.get("id"))[:MAX_NAME_CHARS],
+                "title": field("title"),
+                "authors": [str(a)[: limits.MAX_FIELD_CHARS] for a in authors][: limits.MAX_LIST_ITEMS],
+                "venue": field("booktitle") or field("journal"),
+                "year": bib_year(fields.get("year")),
+                "url": field("url").strip(),  # a URL is not LaTeX: % and ~ stay as they are
+                "abstract": abstract,
+                "note": _unescaped(field("note", cut=False))[:MAX_NOTE_CHARS],
+                "tags": [t.strip()[:MAX_TAG_CHARS] for t in re.split(r"[,;]", keywords) if t.strip()],
             }
         )
         if not records[-1]["title"]:
-            problems.append(f"{source}: entry {entry.key} has no title and was skipped")
+            problems.append(
+                f"{source} {entry.place}: entry {records[-1]['key']} has no title and was skipped"
+            )
     return records, problems
+
+
+@dataclass
+class BibtexRead:
+    """What `read_bibtex_upload` sends back from the worker: the entries and problems, or a refusal."""
+
+    records: list[dict[str, Any]]
+    problems: list[str]
+    refused: str = ""
+
+
+def read_bibtex_upload(
+    name: str, data: bytes, settings: dict[str, dict[str, Any]] | None = None
+) -> BibtexRead:
+    """Read an uploaded BibTeX file within the upload limits (runs in `dashboard.worker`, like a corpus
+    upload: the worker bounds its time and memory). Never raises for bad input: a file above a limit
+    is `BibtexRead.refused`, naming the limit.
+    """
+    from dashboard import uploads
+
+    if settings:
+        uploads._apply_settings(settings)
+    refused = uploads.check("bytes", len(data), len(data))
+    if refused:
+        return BibtexRead([], [], f"{name}: {refused}")
+    text = bytes(data).decode("utf-8-sig", errors="replace")
+    del data
+    records, problems = read_bibtex(text, name)
+    limit = uploads.limits()[("papers", "upload")]
+    if len(records) > limit.value:
+        return BibtexRead(
+            [],
+            [],
+            f"{name}: {len(records):,} entries, above the limit of {limit.value:,} papers per upload "
+            f"(dashboard.uploads.{limit.constant}); import fewer entries",
+        )
+    return BibtexRead(records, problems)
 
 
 def import_bibtex(
@@ -1213,6 +1305,17 @@ def import_bibtex(
     too, as papers "not in this corpus", so nothing in the file is lost.
     """
     records, problems = read_bibtex(text, source)
+    return import_records(library, records, problems, list_name, lookup)
+
+
+def import_records(
+    library: Library,
+    records: Sequence[dict[str, Any]],
+    problems: Sequence[str],
+    list_name: str,
+    lookup: CorpusLookup | None,
+) -> ImportResult:
+    """Add entries read by `read_bibtex` (or `read_bibtex_upload`) to a list, as `import_bibtex` does."""
     matched_rows: list[int] = []
     unmatched: list[dict[str, Any]] = []
     notes: list[tuple[str, str, list[str]]] = []

@@ -6,14 +6,21 @@ Each entry becomes a record: its key is the id; ``title``, ``abstract``, ``bookt
 rendered (``{BERT}``, ``Rockt{\\"a}schel``); the abstract is kept as written (its LaTeX is rendered
 into ``abstract_clean`` like every other abstract). An entry the parser cannot read is reported by
 line; ``@string`` macros are resolved.
+
+This is the one BibTeX reader: the library's import (`dashboard.library.read_bibtex`) reads through
+`_bibtex_records` too, with its own ``render`` (exact unescaping of what its export writes), so both
+paths share the parser, the per-entry reports, the name splitting and `bib_year`.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
+from dashboard.readers.bounded import Content
+from dashboard.readers.registry import Parsed
 from dashboard.readers.report import _Log, _Record, _Refused
 from dashboard.text import clean_markup
 
@@ -21,8 +28,16 @@ _RENDERED = ("title", "booktitle", "journal", "publisher", "series")
 _BRACES = re.compile(r"[{}]")
 
 
-def _bibtex_records(text: str, log: _Log) -> list[_Record]:
-    """The entries of a BibTeX file as records, in file order."""
+def read_bibtex(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for BibTeX."""
+    return Parsed(_bibtex_records(content.text(), log))
+
+
+def _bibtex_records(text: str, log: _Log, render: Callable[[str], str] | None = None) -> list[_Record]:
+    """The entries of a BibTeX file as records, in file order.
+
+    ``render`` turns a title, name or venue into text (default: LaTeX rendered, braces dropped).
+    """
     import bibtexparser
 
     parser_logger = logging.getLogger("bibtexparser")
@@ -42,22 +57,35 @@ def _bibtex_records(text: str, log: _Log) -> list[_Record]:
     for position, entry in enumerate(library.entries, start=1):
         line = getattr(entry, "start_line", None)
         place = f"entry {position}" + (f" (line {line + 1})" if isinstance(line, int) else "")
-        records.append(_Record(place, position, _entry_record(entry)))
+        records.append(_Record(place, position, _entry_record(entry, render or _rendered)))
     return records
 
 
-def _entry_record(entry: Any) -> dict[str, Any]:
+def _entry_record(entry: Any, render: Callable[[str], str]) -> dict[str, Any]:
     fields: dict[str, Any] = {name.lower(): field.value for name, field in entry.fields_dict.items()}
     record: dict[str, Any] = {"id": entry.key, "entry_type": entry.entry_type}
     for name, value in fields.items():
         if not isinstance(value, str):
             continue
-        record[name] = _rendered(value) if name in _RENDERED else value
+        record[name] = render(value) if name in _RENDERED else value
     if "author" in fields and isinstance(fields["author"], str):
-        record["author"] = [_first_last(_rendered(name)) for name in _split_names(fields["author"])]
+        record["author"] = [_first_last(render(name)) for name in _split_names(fields["author"])]
     if "doi" in fields and "url" not in fields and isinstance(fields["doi"], str):
         record["url"] = "https://doi.org/" + fields["doi"].strip().removeprefix("https://doi.org/")
     return record
+
+
+def bib_year(value: Any) -> int | None:
+    """A year field as a year, or None: ``{²}``, 25 or 4,400 digits, ``2024a`` or two years are None.
+
+    >>> bib_year("2024"), bib_year("{2019}"), bib_year("²"), bib_year("9" * 4400)
+    (2024, 2019, None, None)
+    """
+    text = "".join(str(value or "").replace("{", "").replace("}", "").split())
+    if not (len(text) == 4 and text.isascii() and text.isdigit()):
+        return None
+    year = int(text)
+    return year if 1000 <= year <= 2999 else None
 
 
 def _rendered(text: str) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import library
+from dashboard import library, uploads, worker
 from dashboard.filters import Filters
 from dashboard.library import Library, LibraryError, Location
 from dashboard.ui import keys
@@ -539,17 +539,42 @@ def _import(digest: str, papers: pd.DataFrame, analysis: Any) -> None:
     upload = st.session_state.get(keys.LIBRARY_IMPORT_FILE)
     if lib is None or upload is None:
         return
-    text = bytes(upload.getvalue()).decode("utf-8-sig", errors="replace")
     target = str(st.session_state.get(keys.LIBRARY_IMPORT_LIST) or library.DEFAULT_LIST)
+    # Read like a corpus upload: in the upload worker, within its limits of bytes, entries, time and
+    # memory, and off the server's interpreter; only the matching and the write happen here.
+    try:
+        read, _ = worker.run(
+            library.read_bibtex_upload,
+            str(upload.name),
+            bytes(upload.getvalue()),
+            uploads.current_settings(),
+            timeout=uploads.PARSE_TIMEOUT_SECONDS,
+            memory_bytes=uploads.PARSE_MEMORY_BYTES,
+        )
+    except worker.WorkerError as error:
+        st.session_state[keys.LIBRARY_NOTICE] = (
+            f"{upload.name} was not imported: reading {error} (dashboard.uploads.PARSE_TIMEOUT_SECONDS, "
+            "PARSE_MEMORY_BYTES); import a smaller file"
+        )
+        return
+    if read.refused:
+        st.session_state[keys.LIBRARY_NOTICE] = f"The file was not imported: {read.refused}"
+        return
     lookup = _lookup(digest, papers, analysis.positions if analysis is not None else None)
-    result = _safely(lambda: library.import_bibtex(lib, text, target, lookup, source=str(upload.name)))
+    result = _safely(lambda: library.import_records(lib, read.records, read.problems, target, lookup))
     if result is None:
         return
+    shown = list(result.unmatched[: library.MAX_UNMATCHED_LISTED])
+    more = len(result.unmatched) - len(shown)
+    problems = list(result.problems[: library.MAX_UNMATCHED_LISTED])
+    if len(result.problems) > len(problems):
+        problems.append(f"... and {len(result.problems) - len(problems):,} more problems")
     st.session_state[keys.LIBRARY_IMPORT_REPORT] = {
         "summary": f'Imported {result.added:,} papers into "{target}": '
-        f"{result.matched:,} matched to this corpus, {len(result.unmatched):,} not.",
-        "unmatched": list(result.unmatched),
-        "problems": list(result.problems),
+        f"{result.matched:,} matched to this corpus, {len(result.unmatched):,} not"
+        + (f" (the first {len(shown):,} listed)." if more else "."),
+        "unmatched": shown,
+        "problems": problems,
     }
     st.session_state[keys.LIBRARY_LIST] = " ".join(target.split())
 

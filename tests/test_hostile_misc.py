@@ -1,0 +1,124 @@
+"""Hostile inputs on the surfaces round 2 added (issue 56, items 5-9): a crash shows visitors nothing of
+the server, BibTeX imports run in the upload worker within its limits, outputs never overwrite inputs,
+a foreign library is refused untouched, exports write only web links, terminal output is clean."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from server import running_app
+from test_browser import CHROMIUM
+
+# --------------------------------------------------------------------------- 6. a crash in the browser
+
+CRASHING_SCRIPT = """
+import streamlit as st
+
+st.write("before the crash")
+open("/srv/pd-secret-place/settings-{marker}.toml").read()  # FileNotFoundError naming a server path
+"""
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"needs Debian's Chromium at {CHROMIUM}")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.mark.browser
+def test_a_page_exception_shows_no_traceback_path_or_outside_link(browser: object, tmp_path: Path) -> None:
+    # The repo's .streamlit/config.toml applies: the server runs from the repo root, as the app does.
+    script = tmp_path / "crashing_page.py"
+    script.write_text(textwrap.dedent(CRASHING_SCRIPT.format(marker="x7")))
+    with running_app(script=str(script)) as url:
+        context = browser.new_context()  # type: ignore[attr-defined]
+        page = context.new_page()
+        page.goto(url)
+        error = page.locator('[data-testid="stException"]')
+        error.wait_for(timeout=60_000)
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=stApp]').dataset.testScriptState === 'notRunning'"
+        )
+        shown = page.locator('[data-testid="stApp"]').inner_text()
+        html = error.inner_html()
+        links = [a.get_attribute("href") or "" for a in page.locator('[data-testid="stApp"] a').all()]
+        context.close()
+    assert "before the crash" in shown  # the page did run, and did crash
+    for leak in ("Traceback", "crashing_page.py", "/srv/pd-secret-place", "settings-x7", "FileNotFoundError"):
+        assert leak not in shown and leak not in html
+    assert str(tmp_path) not in shown and str(tmp_path) not in html
+    outside = [
+        href for href in links if href.startswith(("http://", "https://")) and not href.startswith(url)
+    ]
+    assert outside == []
+
+
+# --------------------------------------------------------------------------- 5. BibTeX import
+
+
+HOSTILE_BIBTEX = {
+    "superscript year": "@misc{a, title={A title}, year={²}}\n",
+    "25-digit year": "@misc{a, title={A title}, year={" + "9" * 25 + "}}\n",
+    "4,400-digit year": "@misc{a, title={A title}, year={" + "9" * 4400 + "}}\n",
+    "3,000 nested textbf": "@misc{a, title={" + "\\textbf{" * 3000 + "x" + "}" * 3000 + "}}\n",
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_BIBTEX))
+def test_a_hostile_bibtex_entry_is_imported_never_raised(name: str) -> None:
+    from dashboard import library
+    from dashboard.library import Library
+
+    with Library.open(":memory:") as lib:
+        result = library.import_bibtex(lib, HOSTILE_BIBTEX[name], "L", None, source="refs.bib")
+        entries = lib.entries("L")
+    assert result.added == 1 and len(entries) == 1
+    assert entries["year"].isna().all()  # not a year: none, never a crash or an overflow
+
+
+def test_both_bibtex_paths_share_one_reader_and_its_year() -> None:
+    from dashboard import corpus, library
+    from dashboard.readers.bibtex import bib_year
+
+    text = (
+        '@misc{k, title={{BERT} in M{\\"u}nchen}, author={Devlin, Jacob and Chang, Ming-Wei}, year={2019}}\n'
+    )
+    records, problems = library.read_bibtex(text, "refs.bib")
+    papers = corpus.load_uploads([("refs.bib", text.encode())]).papers
+    assert problems == [] and records[0]["year"] == 2019 == int(papers["year"].iat[0])
+    assert records[0]["authors"] == ["Jacob Devlin", "Ming-Wei Chang"] == list(papers["authors"].iat[0])
+    assert records[0]["title"] == "BERT in München" == papers["title"].iat[0]
+    assert [bib_year(y) for y in ("2024", "²", "9" * 25, "2024a", "")] == [2024, None, None, None, None]
+
+
+def test_a_bibtex_upload_is_read_in_the_worker_within_the_upload_limits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dashboard import library, uploads, worker
+
+    text = "".join(f"@misc{{k{n}, title={{Paper {n}}}, year={{2020}}}}\n" for n in range(5))
+    settings = uploads.current_settings()
+    read, _ = worker.run(
+        library.read_bibtex_upload, "refs.bib", text.encode(), settings, timeout=60, memory_bytes=2 << 30
+    )
+    assert [r["title"] for r in read.records] == [f"Paper {n}" for n in range(5)] and not read.refused
+    settings["dashboard.uploads"]["MAX_UPLOAD_PAPERS"] = 3
+    read, _ = worker.run(
+        library.read_bibtex_upload, "refs.bib", text.encode(), settings, timeout=60, memory_bytes=2 << 30
+    )
+    assert (
+        read.records == [] and "refs.bib: 5 entries" in read.refused and "MAX_UPLOAD_PAPERS" in read.refused
+    )
+    monkeypatch.setattr(uploads, "MAX_UPLOAD_BYTES", 100)
+    read = library.read_bibtex_upload("refs.bib", text.encode())
+    assert read.records == [] and "MAX_UPLOAD_BYTES" in read.refused
