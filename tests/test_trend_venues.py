@@ -181,3 +181,12 @@ def test_a_year_of_one_venue_among_years_of_several_is_a_hollow_point_within_ven
     assert within["customdata"][3][7] == "; one venue only" and "customdata[6]" in within["hovertemplate"]
     pooled = trend_charts.topic_lines(shares, topics=[0]).to_dict()["data"][0]
     assert pooled["marker"]["symbol"] == ["circle"] * 4 and "customdata[6]" not in pooled["hovertemplate"]
+
+
+@pytest.mark.parametrize("method", list(trends.METHODS))
+def test_the_venue_mix_note_gives_both_shares_whichever_is_shown(method: str) -> None:
+    changes = trends.topic_changes(
+        trends.Axes.of(venue_mix_papers(JOINS_LATER)), EARLIER, LATER, method=method
+    )
+    items = trends.venue_mix_items(changes.assign(label=changes["topic"].map({0: "graphs", 1: "agents"})))
+    assert items[0] == "graphs: pooled rises 10.0% → 30.0%, within venues flat (23.3% → 23.3%)"

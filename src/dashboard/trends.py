@@ -579,7 +579,8 @@ def _changes(counts_from: np.ndarray, counts_to: np.ndarray, prior_strength: flo
 CHANGE_COLUMNS: tuple[str, ...] = (
     "topic", "label", "from_papers", "to_papers", "from_total", "to_total", "from_share", "to_share",
     "score", "z", "change", "pooled_from_share", "pooled_to_share", "pooled_score", "pooled_z",
-    "pooled_change", "within_score", "within_z", "within_change", "venue_mix_only",
+    "pooled_change", "within_from_share", "within_to_share", "within_score", "within_z", "within_change",
+    "venue_mix_only",
 )  # fmt: skip
 
 
@@ -671,6 +672,8 @@ def topic_changes(
             "pooled_score": pooled_score.round(3),
             "pooled_z": pooled_z.round(3),
             "pooled_change": pooled_change,
+            "within_from_share": np.round(shares[0], 6),
+            "within_to_share": np.round(shares[1], 6),
             "within_score": np.round(within_score, 3),
             "within_z": np.round(within_z, 3),
             "within_change": within_change,
@@ -686,8 +689,8 @@ def venue_mix_items(changes: pd.DataFrame) -> list[str]:
     ``venue_mix_only``), what each comparison says, strongest pooled change first.
 
         >>> changes = pd.DataFrame({"label": ["llm"], "pooled_change": ["rising"], "within_change": ["flat"],
-        ...     "pooled_from_share": [0.02], "pooled_to_share": [0.066], "from_share": [0.03],
-        ...     "to_share": [0.031], "pooled_z": [5.0], "venue_mix_only": [True]})
+        ...     "pooled_from_share": [0.02], "pooled_to_share": [0.066], "within_from_share": [0.03],
+        ...     "within_to_share": [0.031], "pooled_z": [5.0], "venue_mix_only": [True]})
         >>> venue_mix_items(changes)
         ['llm: pooled rises 2.0% → 6.6%, within venues flat (3.0% → 3.1%)']
     """
@@ -702,7 +705,7 @@ def venue_mix_items(changes: pd.DataFrame) -> list[str]:
         for label, pooled, within, a, b, c, d in zip(
             flagged["label"], flagged["pooled_change"], flagged["within_change"],
             flagged["pooled_from_share"], flagged["pooled_to_share"],
-            flagged["from_share"], flagged["to_share"], strict=True,
+            flagged["within_from_share"], flagged["within_to_share"], strict=True,
         )
     ]  # fmt: skip
 
