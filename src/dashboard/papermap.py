@@ -164,9 +164,10 @@ def cluster_neighbours(
     """Which clusters (``labels``, one per point at ``x``, ``y``) lie next to which on the map.
 
     Two clusters are neighbours when one is among the other's ``nearest`` by centre (the median of its
-    points) or when their points meet in a cell (or side by side cells) of a ``cells`` x ``cells``
-    grid over the map. The label ``skip`` (the outliers, drawn grey) is no cluster; points without a
-    position are left out. Symmetric: b in result[a] exactly when a in result[b].
+    points, or the middle of its densest grid cell, where its label goes) or when their points meet in
+    a cell (or side by side cells) of a ``cells`` x ``cells`` grid over the map. The label ``skip``
+    (the outliers, drawn grey) is no cluster; points without a position are left out. Symmetric: b in
+    result[a] exactly when a in result[b].
 
     >>> cluster_neighbours(np.array([0.0, 0.1, 5.0, 5.1, 10.0]), np.zeros(5), np.array([0, 0, 1, 1, 2]),
     ...                    nearest=1)
@@ -180,17 +181,28 @@ def cluster_neighbours(
     n = len(names)
     if n < 2:
         return result
-    centres = np.array([[np.median(x[codes == c]), np.median(y[codes == c])] for c in range(n)])
-    distance = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(-1))
-    np.fill_diagonal(distance, np.inf)
-    adjacent = np.zeros((n, n), dtype=bool)
-    for c, row in enumerate(distance):
-        adjacent[c, np.argsort(row, kind="stable")[: min(nearest, n - 1)]] = True
     span_x, span_y = (np.ptp(x) or 1.0), (np.ptp(y) or 1.0)
     column = np.minimum(((x - x.min()) / span_x * cells).astype(int), cells - 1)
     row_of = np.minimum(((y - y.min()) / span_y * cells).astype(int), cells - 1)
     counts = np.zeros((cells, cells, n), dtype=np.int64)
     np.add.at(counts, (row_of, column, codes), 1)
+    # Two centres per cluster: the median of its points, and its densest cell (where the map's label
+    # goes: `charts.label_position`), so clusters whose labels sit side by side are neighbours too.
+    medians = np.array([[np.median(x[codes == c]), np.median(y[codes == c])] for c in range(n)])
+    densest = counts.reshape(-1, n).argmax(axis=0)
+    cell_centres = np.stack(
+        [
+            x.min() + (densest % cells + 0.5) * span_x / cells,
+            y.min() + (densest // cells + 0.5) * span_y / cells,
+        ],
+        axis=1,
+    )
+    adjacent = np.zeros((n, n), dtype=bool)
+    for centres in (medians, cell_centres):
+        distance = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(-1))
+        np.fill_diagonal(distance, np.inf)
+        for c, row in enumerate(distance):
+            adjacent[c, np.argsort(row, kind="stable")[: min(nearest, n - 1)]] = True
     totals = counts.sum(axis=2, keepdims=True)
     present = (counts >= MIN_CELL_POINTS) & (counts >= MIN_CELL_SHARE * totals)
     near = present.copy()  # a cluster's cells and the cells beside them
