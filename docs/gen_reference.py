@@ -121,27 +121,24 @@ def column_names() -> list[str]:
 
 def formats() -> dict[str, list[str]]:
     """``{format: [file name endings]}`` as the readers pick them (``""`` is a file with no extension)."""
-    registry = _format_registry()
     by_format: dict[str, list[str]] = {}
-    for suffix, name in registry.items():
+    for suffix, name in _format_registry().items():
         by_format.setdefault(name, []).append(suffix)
     return {name: sorted(suffixes) for name, suffixes in by_format.items()}  # the same page every run
 
 
 def _format_registry() -> dict[str, str]:
-    """``{suffix: format}`` from the readers: a registry module if there is one, else the suffix map."""
-    for module_name, attribute in (
-        ("dashboard.readers.registry", "SUFFIX_FORMATS"),
-        ("dashboard.readers", "SUFFIX_FORMATS"),
-        ("dashboard.readers.bounded", "SUFFIX_FORMATS"),
-    ):
-        try:
-            found = getattr(importlib.import_module(module_name), attribute, None)
-        except ImportError:
-            continue
-        if found:
-            return dict(found)
-    raise ImportError("no SUFFIX_FORMATS found in dashboard.readers")
+    """``{suffix: format}`` from the readers' registry (`dashboard.readers.registry`)."""
+    return dict(importlib.import_module("dashboard.readers.registry").SUFFIX_FORMATS)
+
+
+def _format_entries() -> dict[str, tuple[str, str, str]]:
+    """``{format: (name for people, text or binary, one-line description)}`` from the readers' registry."""
+    registry = importlib.import_module("dashboard.readers.registry")
+    return {
+        name: (entry.label, "binary" if entry.binary else "text", entry.description)
+        for name, entry in registry.FORMATS.items()
+    }
 
 
 # --- the pages -------------------------------------------------------------------------------------
@@ -224,18 +221,6 @@ def columns_page() -> str:
     return "\n".join(out)
 
 
-_FORMAT_NOTES = {
-    "text": "one abstract per paragraph, an optional header line (`ICML 2026 Papers`) giving venue and year",
-    "json": 'a list of records, an object holding one (`{"papers": [...]}`) or one record; OpenReview notes',
-    "jsonl": "one record per line",
-    "csv": "a header row naming the columns; list cells may hold JSON (our own exports)",
-    "tsv": "as CSV, tab-separated",
-    "parquet": "a table with a header",
-    "xlsx": "the sheet named `papers`, else the first; read as a stream of cells, formulas as their values",
-    "bibtex": "BibTeX entries, read with bibtexparser 2",
-}
-
-
 def formats_page() -> str:
     """docs/reference/formats.md: every format the readers pick by file name."""
     out = [
@@ -246,13 +231,20 @@ def formats_page() -> str:
         "The readers pick a format by the file name's ending; `.gz` on any of them (or gzip content) is",
         "decompressed first. [Corpora and formats](../corpora.md) says which exports are understood and how.",
         "",
-        "| format | file names | what is read |",
-        "|---|---|---|",
+        "| format | name in the load report | file names | kind | what is read |",
+        "|---|---|---|---|---|",
     ]
+    entries = _format_entries()
     for name, suffixes in formats().items():
         endings = ", ".join("no extension" if not suffix else f"`{suffix}`" for suffix in suffixes)
-        out.append(f"| {name} | {endings} | {_cell(_FORMAT_NOTES.get(name, ''))} |")
-    out += ["| (any of them) gzipped | `.gz` | decompressed first, within the size and ratio limits |", ""]
+        label, kind, description = entries[name]
+        label = label[:1].upper() + label[1:]
+        out.append(f"| {_cell(label)} | `{name}` | {endings} | {kind} | {_cell(description)} |")
+    out += [
+        "| (any of them) gzipped | `FORMAT.gz` | `.gz` | binary "
+        "| decompressed first, within the size and ratio limits |",
+        "",
+    ]
     return "\n".join(out)
 
 

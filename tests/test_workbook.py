@@ -1,4 +1,4 @@
-"""Hostile .xlsx workbooks, generated here, against the streaming workbook reader (`dashboard.workbook`).
+"""Hostile .xlsx workbooks, generated here, against the streaming reader `dashboard.readers.workbook`.
 
 Each one (ratio bomb, shared-strings flood, declared-dimension lie, deeply nested XML, entity
 expansion, external entity) is refused, or read without padding, in well under a second and far
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from measured import in_child, measured
 
-from dashboard import workbook
+from dashboard.readers import workbook
 from dashboard.readers.bounded import _size
 
 MiB = 1 << 20

@@ -14,10 +14,10 @@ import types
 from typing import Any
 
 from dashboard.readers import limits
-from dashboard.readers.bounded import SUPPORTED_SUFFIXES
 from dashboard.readers.delimited import _csv_lines
 from dashboard.readers.fields import FIELD_ALIASES
 from dashboard.readers.load import digest_paths, digest_uploads, input_files, load, load_uploads
+from dashboard.readers.registry import SUPPORTED_SUFFIXES
 from dashboard.readers.report import FileReport, LoadReport, LoadResult, Problem
 from dashboard.readers.venues import _venue_and_year
 

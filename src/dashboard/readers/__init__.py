@@ -7,15 +7,11 @@ file, how many papers were read, which records were skipped and why, and what lo
 input never raises: it becomes a `Problem` naming the file and the place (``line 12``, ``record 5``,
 ``row 7``, ``paragraph 3 (line 9)``, or ``""`` for the file).
 
-Formats (by extension; ``.gz`` on any of them, or gzip content, is decompressed first)
-    .txt .md or none   one abstract per paragraph (blank lines between), optional header line such as
-                       ``ICML 2026 Papers`` giving venue and year; wrapped lines are joined with a space
-    .json              a list of records, an object holding one (``{"papers": [...]}``), or one record;
-                       OpenReview API v1/v2 notes (``content.<field>.value``) are understood
-    .jsonl .ndjson     one record per line
-    .csv .tsv          a header row naming the columns; list cells may hold JSON (our own exports)
-    .parquet .xlsx     a table with a header (Excel: the sheet named ``papers``, else the first)
-    .bib .bibtex       BibTeX entries (read with bibtexparser 2)
+Formats: `registry.FORMATS`, one entry per format (its file name endings, its description, its
+reader); ``.gz`` on any of them, or gzip content, is decompressed first. The help texts, the error
+messages and docs/reference/formats.md are written from it. A new format is one reader module and
+one entry there (docs/development/extending.md).
+
 Known exports (Paper Copilot, Mini-Conf, OpenReview v1/v2, the arXiv snapshot, Semantic Scholar, Papers
 with Code, BibTeX) are read through the one field map (`readers.fields`) and record shapes
 (`readers.shapes`); venue and year come from the record, then the file name, then a header line, and the
@@ -38,12 +34,15 @@ Limits (module constants, read at call time, so a caller may raise them before a
 
 Modules
     load        the entry points (`load`, `load_uploads`, `digest_paths`, `digest_uploads`, `input_files`)
-    bounded     bytes in: file types, size limits, gzip, decoding, binary refusal
+    registry    the formats: `FORMATS`, the suffix map, the format lists people read
+    bounded     bytes in: size limits, gzip, decoding, binary refusal; `Content` handed to a reader
+    safexml     the one hardened XML parser setup (no DTDs, no entities, bounded depth)
     limits      every limit above
     report      `LoadReport`, `FileReport`, `Problem`, `LoadResult`
     fields      the declarative field map (aliases -> column, splitters) and value normalising
     shapes      nested record shapes flattened (OpenReview notes, ...)
     venues      venue and year from text
     table       records -> the raw paper table
-    paragraphs, jsonfile, delimited, parquet, excel: one module per format family
+    paragraphs, jsonfile, delimited, parquet, excel (with workbook, its streaming .xlsx parser), bibtex:
+                one module per format family
 """

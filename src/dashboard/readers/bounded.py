@@ -1,8 +1,9 @@
-"""Bounded byte reading: file types by name, size limits, gzip (bomb-proof), decoding, binary refusal.
+"""Bounded byte reading: size limits, gzip (bomb-proof), decoding, binary refusal, and `Content`.
 
 Every limit lives in `dashboard.readers.limits` and is read at call time. Text is decoded as UTF-8
 (with or without BOM), UTF-16/32 with a BOM, then cp1252, then latin-1, with a warning for anything
-but UTF-8; binary files (PDF, ZIP, images, NUL bytes, control characters) are refused by name.
+but UTF-8; binary files (PDF, ZIP, images, NUL bytes, control characters) are refused by name. Which
+format a file is comes from its name, in `dashboard.readers.registry`.
 """
 
 from __future__ import annotations
@@ -12,25 +13,9 @@ import re
 import zlib
 from pathlib import Path, PurePath
 
-from dashboard.readers import limits
+from dashboard.readers import limits, registry
 from dashboard.readers.report import _Log, _Refused
 
-TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ""})
-SUFFIX_FORMATS: dict[str, str] = {
-    **{suffix: "text" for suffix in TEXT_SUFFIXES},
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".xlsx": "xlsx",
-    ".bib": "bibtex",
-    ".bibtex": "bibtex",
-}
-SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(s for s in SUFFIX_FORMATS if s)) + (".gz",)
 # Control characters that mark a file as binary (C1 \x80-\x9f are not counted: real text decoded from
 # cp1252/latin-1 has some, while binary data is caught by its NUL and C0 bytes)
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
@@ -50,8 +35,47 @@ _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 _GZIP_MAGIC = b"\x1f\x8b"
 _UNICODE_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
-_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
-_FORMATS_HINT = "text (one abstract per paragraph), JSON, JSON Lines, CSV, Parquet, Excel .xlsx or BibTeX"
+
+
+class Content:
+    """One file's bytes on their way to its reader: as they are, or decoded to text once.
+
+    A reader asks for what it parses: `data` (binary formats, XML that declares its own encoding) or
+    `text()` (decoded as this module decodes, control characters refused). Decoding drops the bytes,
+    so a big file is held once as bytes or once as text, not both while its records are parsed.
+    """
+
+    def __init__(self, name: str, data: bytes | bytearray, log: _Log) -> None:
+        self.name = name
+        self._data: bytes | bytearray | None = data
+        self._text: str | None = None
+        self._log = log
+        self.encoding: str | None = None
+
+    @property
+    def suffix(self) -> str:
+        """The file name's ending, lower-cased, ``.gz`` looked through: ``.md`` for ``notes.md.gz``."""
+        name = self.name[:-3] if self.name.lower().endswith(".gz") else self.name
+        return PurePath(name).suffix.lower()
+
+    @property
+    def data(self) -> bytes | bytearray:
+        """The file's bytes (decompressed); gone once `text()` was asked for."""
+        if self._data is None:
+            raise RuntimeError("the bytes were dropped when the text was decoded")
+        return self._data
+
+    def starts_with_bom(self) -> bool:
+        """True when the bytes begin with a Unicode byte order mark (UTF-8, UTF-16 or UTF-32)."""
+        return self.data.startswith(_UNICODE_BOMS)
+
+    def text(self) -> str:
+        """The file as text, decoded once (see the module), binary and control-character files refused."""
+        if self._text is None:
+            self._text, self.encoding = _decode(self.data, self._log)
+            self._data = None
+            _refuse_control_characters(self._text)
+        return self._text
 
 
 def _read_file(path: Path) -> bytes:
@@ -101,24 +125,6 @@ def _upload_name(name: object, n: int) -> str:
 
 
 _NOT_IN_LABELS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _format_of(name: str) -> str | None:
-    suffixes = [s.lower() for s in PurePath(name).suffixes[-2:]]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-    suffix = suffixes[-1] if suffixes else ""
-    if not _EXTENSION.fullmatch(suffix):
-        suffix = ""  # "ICML 2026 v1.2" or "notes. final" has a dot, not an extension
-    return SUFFIX_FORMATS.get(suffix)
-
-
-def _stem(name: str) -> str:
-    stem = name[:-3] if name.lower().endswith(".gz") else name
-    suffix = PurePath(stem).suffix
-    if suffix.lower() in SUFFIX_FORMATS:
-        stem = stem[: len(stem) - len(suffix)]
-    return stem or "paper"
 
 
 def _gunzip(data: bytes | bytearray, log: _Log) -> bytes | bytearray:
@@ -235,7 +241,7 @@ def _refuse_binary(data: bytes | bytearray) -> None:
 
 def _binary(reason: str) -> _Refused:
     return _Refused(
-        f"binary file ({reason}), not text: nothing read; export the abstracts as {_FORMATS_HINT}"
+        f"binary file ({reason}), not text: nothing read; export the abstracts as {registry.format_names()}"
     )
 
 

@@ -7,8 +7,20 @@ import re
 from collections.abc import Iterable, Iterator
 
 from dashboard.readers import limits
+from dashboard.readers.bounded import Content
 from dashboard.readers.fields import _with_abstract_column
+from dashboard.readers.registry import Parsed
 from dashboard.readers.report import _Log, _Record, _Refused
+
+
+def read_csv(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for CSV (the delimiter sniffed from the header line)."""
+    return Parsed(_delimited_records(content.text(), None, log))
+
+
+def read_tsv(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for TSV."""
+    return Parsed(_delimited_records(content.text(), "\t", log))
 
 
 def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Record]:

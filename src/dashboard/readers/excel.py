@@ -1,6 +1,6 @@
 """Excel ``.xlsx`` workbooks: the sheet named ``papers``, else the first; formulas never evaluated.
 
-The workbook is read by `dashboard.workbook`, a streaming reader that trusts nothing the file declares
+The workbook is read by `dashboard.readers.workbook`, a streaming reader that trusts nothing the file declares
 (zip part sizes and ratios checked before inflating, no DTDs, a cap on shared strings, rows never padded
 to a declared dimension), so a hostile workbook is refused in the time it takes to reach the limit it
 passes, and the other files of the load are read as usual. A formula cell gives its cached value.
@@ -8,11 +8,16 @@ passes, and the other files of the load are read as usual. A formula cell gives 
 
 from __future__ import annotations
 
-from dashboard import workbook
-from dashboard.readers import limits
-from dashboard.readers.bounded import _size
+from dashboard.readers import limits, workbook
+from dashboard.readers.bounded import Content, _size
 from dashboard.readers.fields import _require_abstract_column
+from dashboard.readers.registry import Parsed
 from dashboard.readers.report import _Log, _Record, _Refused
+
+
+def read_xlsx(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for Excel .xlsx."""
+    return Parsed(_xlsx_records(content.data, log))
 
 
 def _refusal(error: workbook.Refused) -> _Refused:

@@ -11,8 +11,27 @@ from typing import Any
 import numpy as np
 
 from dashboard.readers import limits
+from dashboard.readers.bounded import Content, _refuse_binary, _refuse_control_characters
 from dashboard.readers.fields import _has_field
+from dashboard.readers.registry import Parsed
 from dashboard.readers.report import _Log, _Record, _Refused
+
+
+def read_json(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for JSON."""
+    return Parsed(_json_records(content.text(), log))
+
+
+def read_jsonl(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for JSON Lines: decoded line by line unless a byte order mark says how."""
+    if content.starts_with_bom():
+        return Parsed(_jsonl_records(content.text(), log))
+    data = content.data
+    _refuse_binary(data)
+    _refuse_control_characters(data[:8192].decode("utf-8", "replace"))
+    records, encoding = _jsonl_records_from_bytes(data, log)
+    return Parsed(records, encoding=encoding)
+
 
 # A JSON string; an unterminated one runs to the end of the text. The closing quote must be optional:
 # if it were required, each of n escaped quotes (\") after an unterminated quote would start a new

@@ -6,39 +6,17 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 from dashboard.enrich import add_derived_columns
-from dashboard.readers.bibtex import _bibtex_records
-from dashboard.readers.bounded import (
-    _GZIP_MAGIC,
-    _UNICODE_BOMS,
-    SUPPORTED_SUFFIXES,
-    _bounded_bytes,
-    _decode,
-    _format_of,
-    _gunzip,
-    _read_file,
-    _refuse_binary,
-    _refuse_control_characters,
-    _upload_name,
-)
-from dashboard.readers.delimited import _delimited_records
-from dashboard.readers.excel import _xlsx_records
-from dashboard.readers.jsonfile import (
-    _json_records,
-    _jsonl_records,
-    _jsonl_records_from_bytes,
-    _sniff_text_format,
-)
-from dashboard.readers.paragraphs import _text_records
-from dashboard.readers.parquet import _parquet_records
+from dashboard.readers import registry
+from dashboard.readers.bounded import _GZIP_MAGIC, Content, _bounded_bytes, _gunzip, _read_file, _upload_name
+from dashboard.readers.registry import SUPPORTED_SUFFIXES, format_of
 from dashboard.readers.report import FileReport, LoadReport, LoadResult, Problem, _Log, _Record, _Refused
 from dashboard.readers.table import _Table
 from dashboard.screen import visible_frame
 
-_SPREADSHEETS = frozenset({"csv", "tsv", "xlsx"})  # formats whose cells our exporter may have quoted
 _IGNORED_IN_FOLDERS = re.compile(r"^(?:readme|license|licence|changelog|notice|copying)\b", re.I)
 # A file to read: (name shown as `source`, function returning its bytes); or a report made already.
 _Source = tuple[str, Callable[[], bytes]] | FileReport
@@ -142,7 +120,7 @@ def _wanted_in_folder(path: Path) -> str | None:
         return "a subfolder (folders are read one level deep; pass it as its own path to read it)"
     if not path.is_file():
         return "not a regular file"
-    if _format_of(path.name) is None:
+    if format_of(path.name) is None:
         return f"unsupported file type (supported: {', '.join(SUPPORTED_SUFFIXES)})"
     if _IGNORED_IN_FOLDERS.match(path.name):
         return "looks like documentation, not abstracts (pass it as its own path to read it)"
@@ -181,13 +159,14 @@ def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
             continue
         name, read = source
         log = _Log(name)
-        fmt, encoding = _format_of(name) or "unsupported", None
+        fmt, encoding = format_of(name) or "unsupported", None
         before = table.n_rows
         try:
             if fmt == "unsupported":
                 raise _Refused(f"unsupported file type (supported: {', '.join(SUPPORTED_SUFFIXES)})")
             fmt, encoding, records, defaults = _parse(name, read, log)
-            table.add_records(records, name, defaults, log, spreadsheet=fmt.split(".")[0] in _SPREADSHEETS)
+            spreadsheet = registry.FORMATS[fmt.split(".")[0]].spreadsheet
+            table.add_records(records, name, defaults, log, spreadsheet=spreadsheet)
             del records  # the parsed dicts: only the table's columns are kept
             if table.n_rows == before and not log.n_skipped and not log.n_links:
                 log.skip("", "no papers found in the file")
@@ -207,55 +186,24 @@ def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
 def _parse(
     name: str, read: Callable[[], bytes], log: _Log
 ) -> tuple[str, str | None, list[_Record], dict[str, Any]]:
-    """One file -> (format, encoding, records, defaults for every record).
+    """One file -> (format, encoding, records, defaults for every record), by its format's reader.
 
-    The bytes are read here and dropped as soon as they are decoded, so a big file is held in
-    memory once as bytes or once as text, not both while its records are parsed.
+    The bytes are read here, gunzipped, and handed to the reader as a `Content`, which drops them
+    once they are decoded, so a big file is held in memory once as bytes or once as text, not both
+    while its records are parsed.
     """
-    fmt = _format_of(name) or "text"
-    label = fmt
+    fmt = format_of(name) or "text"
     data: bytes | bytearray = read()
-    if data.startswith(_GZIP_MAGIC):
+    zipped = data.startswith(_GZIP_MAGIC)
+    if zipped:
         data = _gunzip(data, log)
-        label = f"{fmt}.gz"
     if not data or data.isspace():
         raise _Refused("empty file: nothing to read" if not data else "empty file: only blank lines")
-    if fmt == "parquet":
-        return label, None, _parquet_records(data), {}
-    if fmt == "xlsx":
-        return label, None, _xlsx_records(data, log), {}
-    if fmt == "jsonl" and not data.startswith(_UNICODE_BOMS):
-        _refuse_binary(data)
-        _refuse_control_characters(data[:8192].decode("utf-8", "replace"))
-        records, encoding = _jsonl_records_from_bytes(data, log)
-        return label, encoding, records, {}
-    text, encoding = _decode(data, log)
+    content = Content(name, data, log)
     del data
-    _refuse_control_characters(text)
-    suffix = PurePath(name[:-3] if name.lower().endswith(".gz") else name).suffix.lower()
-    if fmt == "text" and not suffix:
-        # no extension: a JSON dump saved as "papers" should still read as JSON
-        sniffed = _sniff_text_format(text)
-        if sniffed != "text":
-            try:
-                records = _json_records(text, log) if sniffed == "json" else _jsonl_records(text, log)
-            except _Refused:
-                records = []
-            if records:
-                return (sniffed if label == "text" else f"{sniffed}.gz"), encoding, records, {}
-            log.warn(
-                "", f"starts like {sniffed.upper()} but is not: read as text, one abstract per paragraph"
-            )
-    if fmt == "text":
-        records, defaults = _text_records(text, log, markdown=suffix in (".md", ".markdown"))
-        return label, encoding, records, defaults
-    if fmt == "json":
-        return label, encoding, _json_records(text, log), {}
-    if fmt == "bibtex":
-        return label, encoding, _bibtex_records(text, log), {}
-    if fmt == "jsonl":
-        return label, encoding, _jsonl_records(text, log), {}
-    return label, encoding, _delimited_records(text, "\t" if fmt == "tsv" else None, log), {}
+    parsed = registry.FORMATS[fmt].read(content, log)
+    label = (parsed.format or fmt) + (".gz" if zipped else "")
+    return label, parsed.encoding or content.encoding, parsed.records, parsed.defaults
 
 
 def _join_code_links(table: _Table, link_reports: list[FileReport]) -> None:

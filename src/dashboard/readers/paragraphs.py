@@ -1,7 +1,8 @@
 """Paragraph text (``.txt``, ``.md``, no extension): one abstract per paragraph, optional header.
 
 A header line such as ``ICML 2026 Papers`` gives venue and year; wrapped lines are joined with a
-space; in markdown a heading line gives the title of the abstract that follows it.
+space; in markdown a heading line gives the title of the abstract that follows it. A file with no
+extension that holds JSON or JSON Lines (a dump saved as ``papers``) is read as such.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import re
 from typing import Any
 
 from dashboard.readers import limits
+from dashboard.readers.bounded import Content
+from dashboard.readers.jsonfile import _json_records, _jsonl_records, _sniff_text_format
+from dashboard.readers.registry import Parsed
 from dashboard.readers.report import _Log, _Record, _Refused, _too_long_abstract
 from dashboard.readers.venues import _YEAR, _venue_and_year
 
@@ -22,6 +26,27 @@ _HEADER_WORDS = re.compile(
 )
 _SENTENCE_INSIDE = re.compile(r"[.!?。！？][\s\"')\]]")
 _SENTENCE_END = (".", "!", "?", "。", "！", "？")
+
+
+def read_paragraphs(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for text: one abstract per paragraph (JSON when a file with no
+    extension holds it)."""
+    text = content.text()
+    if not content.suffix:
+        # no extension: a JSON dump saved as "papers" should still read as JSON
+        sniffed = _sniff_text_format(text)
+        if sniffed != "text":
+            try:
+                records = _json_records(text, log) if sniffed == "json" else _jsonl_records(text, log)
+            except _Refused:
+                records = []
+            if records:
+                return Parsed(records, format=sniffed)
+            log.warn(
+                "", f"starts like {sniffed.upper()} but is not: read as text, one abstract per paragraph"
+            )
+    records, defaults = _text_records(text, log, markdown=content.suffix in (".md", ".markdown"))
+    return Parsed(records, defaults)
 
 
 def _text_records(text: str, log: _Log, *, markdown: bool = False) -> tuple[list[_Record], dict[str, Any]]:

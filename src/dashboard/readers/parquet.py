@@ -8,9 +8,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dashboard.readers import limits
-from dashboard.readers.bounded import _too_large
+from dashboard.readers.bounded import Content, _too_large
 from dashboard.readers.fields import _require_abstract_column
-from dashboard.readers.report import _Record, _Refused
+from dashboard.readers.registry import Parsed
+from dashboard.readers.report import _Log, _Record, _Refused
+
+
+def read_parquet(content: Content, log: _Log) -> Parsed:
+    """The registry's reader for Parquet."""
+    return Parsed(_parquet_records(content.data))
 
 
 def _parquet_records(data: bytes | bytearray) -> list[_Record]:

@@ -8,9 +8,9 @@ or a 1.7 KB one declaring ``A1:XFD1048576`` kept a server busy for minutes. This
   ``MAX_INPUT_BYTES`` and its ratio against ``MAX_COMPRESSION_RATIO`` before a byte is inflated, and
   the bytes really inflated as they come (a part that inflates past what it declared is cut there by
   zipfile; the count catches the rest);
-- parses XML with expat, refusing any document type declaration (an .xlsx never has one: a DTD is
-  how entity expansion, "billion laughs", and external entities get in), and nesting deeper than
-  ``MAX_XML_DEPTH``;
+- parses XML with the hardened expat setup of `dashboard.readers.safexml` (no document type
+  declaration, which an .xlsx never has: a DTD is how entity expansion, "billion laughs", and
+  external entities get in; no nesting deeper than ``MAX_XML_DEPTH``);
 - reads the shared strings streaming, at most ``MAX_SHARED_STRINGS``;
 - reads the sheet's cells where they are, one row at a time, never padded: a row is a dict of column
   number to value, and ``<dimension>`` is ignored; rows past ``MAX_ROWS`` or columns past
@@ -27,12 +27,12 @@ import re
 import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any
-from xml.parsers import expat
+
+from dashboard.readers import safexml
 
 MAX_SHARED_STRINGS = 1_000_000
 MAX_ROWS = 1_048_576  # Excel's own limits
 MAX_COLUMNS = 16_384
-MAX_XML_DEPTH = 64
 CHUNK = 1 << 16
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -125,45 +125,15 @@ class Workbook:
         end: Callable[[str], None],
         text: Callable[[str], None] | None = None,
     ) -> Iterator[None]:
-        """Feed one part to a hardened expat parser (see the module), one step per 64 KiB chunk."""
-        parser = expat.ParserCreate(namespace_separator="}")
-        parser.buffer_text = True
-        depth = 0
+        """Feed one part to the hardened expat parser (see the module), one step per 64 KiB chunk."""
 
-        def refuse_dtd(*_: Any) -> None:
-            raise Refused(
-                f"part {name} declares a document type (<!DOCTYPE>), which no Excel file has: refused "
-                "(entity expansion and external entities come this way)"
-            )
+        def refuse(reason: str) -> Refused:
+            return Refused(f"part {name} {reason}")
 
-        def on_start(tag: str, attributes: dict[str, str]) -> None:
-            nonlocal depth
-            depth += 1
-            if depth > MAX_XML_DEPTH:
-                raise Refused(f"part {name} nests XML more than {MAX_XML_DEPTH} levels deep: refused")
-            start(tag, attributes)
-
-        def on_end(tag: str) -> None:
-            nonlocal depth
-            depth -= 1
-            end(tag)
-
-        parser.StartDoctypeDeclHandler = refuse_dtd
-        parser.EntityDeclHandler = refuse_dtd
-        parser.ExternalEntityRefHandler = refuse_dtd  # type: ignore[assignment]
-        parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        parser.StartElementHandler = on_start
-        parser.EndElementHandler = on_end
-        if text is not None:
-            parser.CharacterDataHandler = text
-        try:
-            for chunk in self._open(name):
-                parser.Parse(chunk, False)
-                yield None
-            parser.Parse(b"", True)
-        except expat.ExpatError as error:
-            raise Refused(f"part {name} is not well-formed XML ({error})") from None
-        yield None
+        parser = safexml.hardened_parser(
+            start, end, text, refuse=refuse, doctype_note=", which no Excel file has"
+        )
+        yield from safexml.feed(parser, self._open(name), refuse)
 
     def _parse(
         self,
@@ -218,7 +188,7 @@ class Workbook:
         def too_many(n: int) -> str:
             return (
                 f"{n:,} shared strings, more than the {MAX_SHARED_STRINGS:,} a workbook may have: refused "
-                "(raise dashboard.workbook.MAX_SHARED_STRINGS if the file is genuine)"
+                "(raise dashboard.readers.workbook.MAX_SHARED_STRINGS if the file is genuine)"
             )
 
         def start(tag: str, attributes: dict[str, str]) -> None:
