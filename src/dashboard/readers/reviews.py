@@ -206,6 +206,7 @@ def review_columns(scores: dict[int, ReviewScores], n_rows: int) -> dict[str, pd
 
 
 def _shown(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(_unwrap(value), default=str, ensure_ascii=False)
+    value = _unwrap(value)
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
     text = " ".join(text.split())
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
