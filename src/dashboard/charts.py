@@ -78,7 +78,7 @@ def wrapped_label(text: object, width: int = 60, max_lines: int = 3) -> str:
 # (the axis cannot know the window's width: Plotly sizes it in the browser).
 AXIS_LINE_CHARS = 34
 AXIS_LINES = 2
-LINE_PX = 14  # a second line of an axis label makes its bar's row this much taller
+LINE_PX = 10  # a second line of an axis label makes its bar's row this much taller
 
 
 def axis_label(text: object, line_chars: int = AXIS_LINE_CHARS, lines: int = AXIS_LINES) -> str:
