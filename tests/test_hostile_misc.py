@@ -122,3 +122,68 @@ def test_a_bibtex_upload_is_read_in_the_worker_within_the_upload_limits(
     monkeypatch.setattr(uploads, "MAX_UPLOAD_BYTES", 100)
     read = library.read_bibtex_upload("refs.bib", text.encode())
     assert read.records == [] and "MAX_UPLOAD_BYTES" in read.refused
+
+
+# --------------------------------------------------------------------------- 7. outputs over inputs
+
+CORPUS_LINES = (
+    '{"title": "A paper", "abstract": "About code at https://github.com/a/b."}\n'
+    '{"title": "B paper", "abstract": "Another abstract."}\n'
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check-code", "{dir}/c.jsonl", "--offline", "--out", "{dir}/c.jsonl"],
+        ["parse", "{dir}/c.jsonl", "--out", "{dir}/c.jsonl"],
+        ["parse", "{dir}", "--out", "{dir}/c.jsonl"],
+        ["search", "{dir}/c.jsonl", "paper", "--out", "{dir}/c.jsonl"],
+        ["library", "export", "to read", "--format", "csv", "--out", "{dir}/lib.sqlite"],
+        ["parse", "{dir}/c.jsonl", "--out", "{dir}/cache.csv"],
+    ],
+    ids=["check-code", "parse", "parse-folder", "search", "library-export", "sqlite-named-csv"],
+)
+def test_an_output_over_an_input_or_a_database_is_refused_unless_forced(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dashboard import cli
+    from dashboard.library import Library
+
+    (tmp_path / "c.jsonl").write_text(CORPUS_LINES)
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        lib.create_list("to read")
+    Library.open(tmp_path / "cache.csv").close()  # a SQLite file, whatever its name says
+    monkeypatch.setenv("PAPER_DASHBOARD_LIBRARY", str(tmp_path / "lib.sqlite"))
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE", str(tmp_path / "repos.sqlite"))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    args = [a.format(dir=tmp_path) for a in argv]
+    assert cli.main(args) == cli.EXIT_USAGE
+    assert "give --force to replace it" in capsys.readouterr().err
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and p.name in before}
+    assert after == before  # nothing was touched
+    assert cli.main([*args, "--force"]) in (cli.EXIT_OK, cli.EXIT_SKIPPED)  # the user asked for it
+
+
+def test_outputs_are_written_through_a_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from dashboard import export
+
+    target = tmp_path / "out.md"
+    target.write_text("the old file")
+    renamed: list[tuple[str, str]] = []
+    real_replace = os.replace
+
+    def replace(source: str, destination: str) -> None:
+        renamed.append((Path(source).name, Path(destination).name))
+        real_replace(source, destination)
+
+    monkeypatch.setattr(os, "replace", replace)
+    export.write_file(target, "the new file")
+    assert (
+        target.read_text() == "the new file" and renamed[0][1] == "out.md" and renamed[0][0].endswith(".part")
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["out.md"]

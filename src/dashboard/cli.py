@@ -421,6 +421,44 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
 ]
 
 
+# The options by which a command names a file it writes, and those by which it names files it reads.
+OUTPUT_OPTIONS = ("out", "terms")
+INPUT_OPTIONS = ("paths", "arguments", "file", "queries", "taxonomy", "cache", "library", "index", "corpus")
+
+
+def _add_force(parser: argparse.ArgumentParser) -> None:
+    """``--force`` on every command (and sub-command) that writes a file, found by its options."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _add_force(sub)
+    if any(action.dest in OUTPUT_OPTIONS for action in parser._actions) and "--force" not in (
+        parser._option_string_actions
+    ):
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="write the output even over an input, a SQLite library or cache, or an index's file",
+        )
+
+
+def refused_outputs(args: argparse.Namespace) -> list[str]:
+    """Why each output of a parsed command line must not be written (`export.refused_output`), unless
+    ``--force``: checked once here for every command, before any of them reads or writes."""
+    if getattr(args, "force", False):
+        return []
+    inputs: list[Path | str] = []
+    for name in INPUT_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, (str, Path)):
+            inputs.append(value)
+        elif isinstance(value, (list, tuple)):
+            inputs.extend(v for v in value if isinstance(v, (str, Path)))
+    outputs = [getattr(args, name, None) for name in OUTPUT_OPTIONS]
+    reasons = [export.refused_output(out, inputs) for out in outputs if isinstance(out, (str, Path))]
+    return [reason for reason in reasons if reason]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
     parser = argparse.ArgumentParser(
@@ -432,12 +470,18 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add_command in SUBCOMMANDS:
         add_command(subparsers)
+    _add_force(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``paper-dashboard`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
+    refused = refused_outputs(args)
+    for reason in refused:
+        print(f"paper-dashboard: not written: {reason}; give --force to replace it", file=sys.stderr)
+    if refused:
+        return EXIT_USAGE
     return int(args.run(args))
 
 

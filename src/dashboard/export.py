@@ -18,11 +18,17 @@ cells are stored as text, never as formulas. JSON, JSON Lines and Parquet are ne
 Excel: characters XML cannot hold (control characters other than tab, newline, carriage return) are
 removed, and text longer than Excel's 32,767-character cell limit is cut; both are listed on a
 ``notes`` sheet. CSV is written as UTF-8 with a byte order mark so Excel shows accents correctly.
+
+Writing a file (`write`, `write_file`) goes through a temporary file in the same folder and a rename,
+so it appears whole or not at all. `refused_output` says why an output must not be written where it is
+asked to (one of the command's inputs, a SQLite library or cache, a file of an index); the CLI checks
+every command's outputs with it before running, unless ``--force``.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import datetime as dt
 import io
@@ -31,7 +37,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,16 +115,58 @@ def to_bytes(df: pd.DataFrame, fmt: str, *, neutralise: bool = True) -> bytes:
 def write(df: pd.DataFrame, path: Path | str, *, neutralise: bool = True) -> None:
     """Write the table to `path`, the format given by its extension; the file appears whole or not at all."""
     path = Path(path)
-    data = to_bytes(df, format_of(path), neutralise=neutralise)
+    write_file(path, to_bytes(df, format_of(path), neutralise=neutralise))
+
+
+def write_file(path: Path | str, data: bytes | str) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` through a temporary file and a rename: a reader, or a
+    failure halfway, never sees half a file, and the old file stays until the new one is whole."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     directory = path.parent if str(path.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".part")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(data)
+            out.write(payload)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+INDEX_MANIFEST = "manifest.json"  # dashboard.index.MANIFEST (not imported: that module is heavy)
+
+
+def refused_output(path: Path | str, inputs: Sequence[Path | str] = ()) -> str | None:
+    """Why ``path`` must not be written over (None when it may): it is one of ``inputs``, a SQLite
+    database (a library or a repository cache), or a file inside an index folder.
+
+    A folder (an index rebuilt in place) is the index command's to judge; URLs are not checked.
+    """
+    target = Path(path)
+    if "://" in str(path) or not target.exists():
+        return None
+    for given in inputs:
+        if "://" in str(given):
+            continue
+        with contextlib.suppress(OSError):
+            if os.path.samefile(target, given):
+                return f"{path} is one of this command's inputs"
+            if Path(given).is_dir() and target.resolve().is_relative_to(Path(given).resolve()):
+                return f"{path} is a file of this command's input folder {given}"
+    if target.is_dir():
+        return None
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except OSError:
+        return None
+    if head == SQLITE_MAGIC:
+        return f"{path} is a SQLite database (a library or a repository cache?)"
+    if (target.resolve().parent / INDEX_MANIFEST).is_file():
+        return f"{path} is a file of the index in {target.resolve().parent}"
+    return None
 
 
 # ------------------------------------------------------------------------------------------- values

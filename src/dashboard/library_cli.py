@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dashboard import library
+from dashboard import export, library
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
@@ -150,7 +150,7 @@ def run_export(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return EXIT_OK
     try:
-        args.out.write_text(text, encoding="utf-8")
+        export.write_file(args.out, text)
     except OSError as error:
         print(f"paper-dashboard: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE

@@ -49,6 +49,7 @@ def add_report_command(subparsers: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Load, analyse, filter, write the report; the exit status (0, 1 with skipped records, 2)."""
+    from dashboard import export
     from dashboard.cli import EXIT_SKIPPED, EXIT_USAGE, exit_status, load_inputs
 
     if args.out.suffix.lower() not in (".html", ".htm"):
@@ -61,7 +62,7 @@ def run_report(args: argparse.Namespace) -> int:
     query = parse_qs(args.filters.lstrip("?"), keep_blank_values=False)
     html = report_of(result.papers, query, theme=args.theme, base_url=args.base_url)
     try:
-        args.out.write_text(html, encoding="utf-8")
+        export.write_file(args.out, html)
     except OSError as error:
         print(f"paper-dashboard: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
