@@ -82,6 +82,7 @@ def states() -> dict[str, str]:
         "Topics, a topic picked": "/topics?topic=0",  # a chip in the sidebar's topic filter
         "Terms": "/terms",
         "Trends": "/trends",
+        "Reviews": "/reviews",  # the seeds carry no scores: the one line saying so
         "Links & code": "/links",
         "Compare": "/compare",
         "Compare, two papers": f"/compare?cmp={first}&cmp={second}",

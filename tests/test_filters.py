@@ -185,6 +185,18 @@ def test_an_empty_table_gives_an_empty_mask() -> None:
         ({"box": "1,2,3"}, Filters(), 1),
         ({"box": "a,b,c,d"}, Filters(), 1),
         ({"box": "inf,1,2,3"}, Filters(), 1),
+        ({"rating": "5-6.5"}, Filters(rating=(5.0, 6.5)), 0),
+        ({"rating": "6.5-5"}, Filters(rating=(5.0, 6.5)), 0),
+        ({"rating": "5.333-"}, Filters(rating=(5.33, None)), 0),
+        ({"rating": "good"}, Filters(), 1),
+        ({"rating": "-"}, Filters(), 1),
+        ({"rating": "-1-5"}, Filters(), 1),
+        ({"spread": "1.5-"}, Filters(spread=(1.5, None)), 0),
+        ({"spread": "wide"}, Filters(), 1),
+        ({"reviews": "3-"}, Filters(reviews=(3, None)), 0),
+        ({"reviews": "-4"}, Filters(reviews=(None, 4)), 0),
+        ({"reviews": "2.5-"}, Filters(), 1),
+        ({"reviews": ""}, Filters(), 0),
     ],
 )
 def test_from_query_notes_bad_values(query: dict, expected: Filters, n_notices: int) -> None:
@@ -248,6 +260,9 @@ filters_strategy = st.builds(
     id=st.lists(_text, max_size=3).map(tuple),
     box=st.just(()) | st.lists(st.floats(-1e6, 1e6), min_size=4, max_size=4).map(tuple),
     k=st.none() | st.integers(2, 200),
+    rating=st.tuples(st.none() | st.floats(0, 1e6), st.none() | st.floats(0, 1e6)),
+    spread=st.tuples(st.none() | st.floats(0, 1e3), st.none() | st.floats(0, 1e3)),
+    reviews=st.tuples(st.none() | st.integers(0, 10**6), st.none() | st.integers(0, 10**6)),
 )
 
 
@@ -343,6 +358,9 @@ def test_cleared_keeps_settings_and_without_drops_named_filters() -> None:
             "author-ada-lovelace+alan-turing",
         ),
         (Filters(institution=("Univ A",)), "institution: Univ A", "institution-univ-a"),
+        (Filters(rating=(5, 6.5)), "mean score 5-6.5", "rating-5-6.5"),
+        (Filters(spread=(1.5, None)), "score spread ≥ 1.5", "spread-1.5-"),
+        (Filters(reviews=(None, 3)), "reviews ≤ 3", "reviews--3"),
         (
             Filters(country=("UK",), decision=("oral", "poster")),
             "country: UK · decision: oral, poster",
@@ -418,3 +436,31 @@ def test_facet_counts_list_what_a_user_can_pick_with_paper_counts() -> None:
     bare = PAPERS.drop(columns=list(CONTRACT_COLUMNS))
     assert not {"author", "institution", "country", "decision"} & set(facet_counts(bare))
     assert Filters(author=("Ada Lovelace",), decision=("oral",)).mask(bare).all()
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ({}, ["a", "b", "c", "d"]),
+        ({"rating": "5-6"}, ["a", "b"]),
+        ({"rating": "5.33-5.33"}, ["b"]),  # compared at two decimals: 16/3 is 5.33
+        ({"rating": "7-"}, []),
+        ({"spread": "1-"}, ["b"]),
+        ({"reviews": "3-"}, ["b"]),
+        ({"reviews": "-2"}, ["a"]),  # at most two scored reviews: never the unscored paper
+        ({"rating": "0-", "reviews": "0-"}, ["a", "b"]),  # a paper without scores passes no score filter
+    ],
+)
+def test_score_filters_select_by_mean_spread_and_number_of_reviews(query: dict, expected: list[str]) -> None:
+    papers = pd.DataFrame(
+        {
+            "id": ["a", "b", "c", "d"],
+            "rating_mean": [6.0, 16 / 3, float("nan"), float("nan")],
+            "rating_sd": [0.0, 1.25, float("nan"), float("nan")],
+            "n_reviews": [2, 3, 0, 0],
+        }
+    )
+    filters, notices = Filters.from_query(query)
+    assert notices == []
+    assert list(papers.loc[filters.mask(papers), "id"]) == expected
+    assert Filters(rating=(5, 6)).mask(PAPERS).all()  # a table without scores: the filter restricts nothing
