@@ -45,13 +45,13 @@ keywords          list[str]  keywords, tags, arXiv categories, fields of study
 primary_area      str        a label given by the source (OpenReview ``primary_area``)
 session           str        the conference session the source puts the paper in
 
-Review columns (present when some file of the load carries review scores: Paper Copilot's ``rating`` and
-``confidence``, the official reviews among an OpenReview note's ``details.replies``/``directReplies``,
-or columns of these names; `dashboard.readers.reviews` reads them)
--------------------------------------------------------------------------------------------------
-ratings           list[float] the reviewers' scores in review order; ``[]`` when the paper has none (a
-                             paper one of whose scores does not parse gets ``[]`` too, and the load report
-                             names it: a score is never guessed)
+Review columns (present when a file of the load has review scores, `dashboard.readers.reviews`)
+-----------------------------------------------------------------------------------------------
+ratings           list[float] the reviewers' scores in review order, from Paper Copilot's ``rating``, the
+                             official reviews among an OpenReview note's ``details.replies`` or
+                             ``directReplies``, or a column of that name; ``[]`` when the paper has none
+                             (a paper one of whose scores does not parse gets ``[]`` too, and the load
+                             report names it: a score is never guessed)
 confidences       list[float] the same reviewers' confidences in the same order; ``[]`` when the source
                              gives none or not one per score
 n_reviews         int        ``len(ratings)``
