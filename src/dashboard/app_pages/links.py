@@ -26,7 +26,7 @@ link_rows = tables.links_in_view(link_table, in_view)
 groupings: list[tuple[str, str, dict[int, str] | None]] = [("venue", "venue", None), ("year", "year", None)]
 sources_in_view = tables.values_in_view(data.groups(digest, k, "source", papers), in_view)
 if tables.source_files_tell_something(sources_in_view):  # not the seeds' hashes, nor one file
-    groupings.append(("source", "source file", None))
+    groupings.append(("source", "source file", view.source_names))
 if view.analysis is not None:
     groupings.insert(0, ("topic", "topic", view.topic_names))
 rates = tables.releases_in_view(  # counted together: one pass over the papers for all of them
@@ -34,15 +34,23 @@ rates = tables.releases_in_view(  # counted together: one pass over the papers f
     in_view,
     is_released,
 )
+# With no released code among these papers, every bar would read "0% of n": said once instead.
+any_released = bool(is_released[in_view].any())
 rate_charts = [
     charts.release_rate(rate, title=f"Code released, per {name}", group_title="")
     for rate, (_, name, _) in zip(rates, groupings, strict=True)
-    if len(rate) > 1
+    if len(rate) > 1 and any_released
 ]
 # The first grouping (topics, when there are any) has the most groups: it gets the full width below.
 widest, others = (rate_charts[0], rate_charts[1:]) if rate_charts else (None, [])
 statuses = tables.value_counts_in_view(data.groups(digest, k, "code_status", papers), in_view)
 small = [charts.code_status_bars(statuses, title="Code status of the papers"), *others]
+if not any_released:
+    st.info(
+        f"None of these {int(in_view.sum()):,} papers links its code, so there are no release rates to "
+        "compare. The code status of each paper is below.",
+        icon=":material/code_off:",
+    )
 pairs = st.container(key=keys.LINKS_STACK)  # stacked below 1280 px (see `markup.STYLE`)
 for row in range(0, len(small), 2):
     for number, (column, figure) in enumerate(zip(pairs.columns(2), small[row : row + 2], strict=False)):
@@ -102,7 +110,14 @@ state_table = tables.crosstab_in_view(
     in_view,
     view.topic_names if grouped == "topic" else None,
 )
-if len(state_table):
+checked_any = len(state_table) and set(state_table.columns) != {"not_checked"}
+if len(state_table) and not checked_any:
+    # One grey "not checked" bar per group says nothing: say so and leave the chart out.
+    st.caption(
+        "Not checked yet: the chart of repository states appears once a check has answered "
+        "(the button above)."
+    )
+elif len(state_table):
     components.chart(
         charts.repo_states(state_table, title=f"Repository states, per {grouped}"),
         view,
@@ -116,6 +131,8 @@ if len(with_repo):
     pager = f"{keys.LINKS_REPOS_FORMAT}.page.{view.filters.slug()}"
     shown_repos = components.page_of(with_repo, pager, rows_are)
     repo_rows = repos.repository_rows(papers, shown_repos, repo_keys)
+    if not checked_any:  # the check's columns stay empty until a check answers: left out till then
+        repo_rows = repo_rows.drop(columns=[c for c in repos.CHECK_COLUMNS if c != "repo_state"])
     components.show_table(
         repo_rows.drop(columns="id").assign(
             repository=components.safe_links(repo_rows["repository"]),
@@ -243,11 +260,14 @@ with right:
         shown_promised = components.page_of(
             promised_rows, f"{keys.LINKS_PROMISED_PAGE}.{view.filters.slug()}", has_download=False
         )
+        promised = tables.rows_of(papers, shown_promised, columns)
+        if "source" in promised.columns:
+            promised["source"] = promised["source"].astype(str).map(view.source_names)
         components.show_table(
-            tables.rows_of(papers, shown_promised, columns),
+            promised,
             {
                 "title": st.column_config.TextColumn("Paper", width=340),
-                "source": st.column_config.TextColumn("Source file", width=150),
+                "source": st.column_config.TextColumn("Source", width=150),
             },
             visible=8,
             wrapped=True,

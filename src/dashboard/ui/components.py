@@ -378,11 +378,11 @@ def paper_card(
     with popover:
         st.caption("The link opens this paper with the same filters:")
         st.code(paper_link(str(paper["id"])), language=None, wrap_lines=True)
-    facts = [
-        str(paper.get("venue") or ""),
-        tables.year_text(paper.get("year")),
-        str(paper.get("source") or ""),
-    ]
+    venue, year = str(paper.get("venue") or ""), tables.year_text(paper.get("year"))
+    # The file by its readable name, less the venue and year already said ("part 2 of 3").
+    source = view.source_names.get(str(paper.get("source") or ""), "")
+    said = " ".join(part for part in (venue, year) if part)
+    facts = [venue, year, source.removeprefix(said).strip(" ·") if said else source]
     if "topic_label" in paper.index:
         facts.append("topic: " + view.topic_names.get(int(paper["topic"]), str(paper["topic_label"])))
     facts.append("code: " + str(paper.get("code_status", "")).replace("_", " "))

@@ -17,8 +17,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.filters import Filters, facet_counts
+from dashboard.readers import registry
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.screen import visible_frame
+from dashboard.source_names import source_names
 from dashboard.ui import data, indexed, keys, ranked, sidebar
 from dashboard.ui import library as library_ui
 from dashboard.ui.components import lazy_popover, max_topics, report_button
@@ -108,6 +110,11 @@ class View:
                 array = data.mask_array(self.source.digest, left, self.papers)
             known = self._masks[(left, with_list, with_like)] = (mask, array)
         return known
+
+    @property
+    def source_names(self) -> dict[str, str]:
+        """A readable name for each source file (`dashboard.source_names`): never a hash or a path."""
+        return _source_names(self.source.digest, self.papers)
 
     def describe(self) -> str:
         """What is filtered, in words (topic labels instead of numbers)."""
@@ -271,6 +278,11 @@ def _facets_but_topics(digest: str, _papers: pd.DataFrame) -> dict[str, pd.Serie
     return {key: values for key, values in counts.items() if key != "topic"}
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _source_names(digest: str, _papers: pd.DataFrame) -> dict[str, str]:
+    return source_names(_papers[[c for c in ("source", "venue", "year") if c in _papers.columns]])
+
+
 PROBLEMS_AS_TEXT = 10  # problems listed as wrapped text in the sidebar; more are also in a grid
 
 
@@ -341,15 +353,6 @@ def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> Non
                         st.dataframe(
                             problems, hide_index=True, width=720, height=min(400, 36 + 35 * len(problems))
                         )
-        st.file_uploader(
-            "Load other files",
-            accept_multiple_files=True,
-            key=keys.UPLOAD_WIDGET,
-            on_change=on_upload,
-            help="Text (one abstract per paragraph), JSON, JSON Lines, CSV, TSV, Parquet or Excel; .gz works "
-            "too. Several files make one corpus. " + upload_limits_text() + " Uploads are kept while this "
-            "tab stays open; a reload starts a new session without them.",
-        )
         message = st.session_state.get(keys.UPLOAD_NOTICE)
         if message:
             st.caption(escape_markdown(message))
@@ -363,11 +366,28 @@ def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> Non
                 st.button(
                     "Show the uploaded files", on_click=_choose_corpus, args=("uploaded",), width="stretch"
                 )
+    # Outside the corpus box, which is closed: a first-time visitor sees at once how to bring their own.
+    st.file_uploader(
+        "Your own abstracts",
+        accept_multiple_files=True,
+        key=keys.UPLOAD_WIDGET,
+        on_change=on_upload,
+        help=upload_help(),
+    )
 
 
 def read_uploads(files: list[Any] | None) -> list[tuple[str, bytes]]:
     """(name, bytes) of each uploaded file, in upload order; empty files are kept (the report says so)."""
     return [(str(f.name), bytes(f.getvalue())) for f in files or []]
+
+
+def upload_help() -> str:
+    """What the uploader takes: the formats (from the readers' registry) and the limits."""
+    return (
+        f"{registry.format_names_sentence()}; .gz works too. Several files make one corpus. "
+        f"{upload_limits_text()} Uploads are kept while this tab stays open; a reload starts a new "
+        "session without them."
+    )
 
 
 def upload_limits_text() -> str:

@@ -150,6 +150,16 @@ def report(summary: Summary) -> str:
     return text
 
 
+# The repository table's columns that only a check fills (state aside, which says "not checked").
+CHECK_COLUMNS: tuple[str, ...] = (
+    "repo_state",
+    "repo_stars",
+    "repo_license",
+    "repo_pushed_at",
+    "days_after_year",
+)
+
+
 def repository_rows(papers: pd.DataFrame, rows: np.ndarray, keys: pd.Series) -> pd.DataFrame:
     """One row per paper at the positions ``rows`` (papers with their own repository): title,
     repository, state, stars, licence, last push, and days from the start of the paper's year to the

@@ -227,7 +227,9 @@ def _filters(view: View) -> None:
             filters.year,
             order=sorted(years.index, reverse=True) if years is not None else None,
         )
-        _multiselect("Source file", "source", keys.SOURCE, facets.get("source"), filters.source)
+        _multiselect(
+            "Source", "source", keys.SOURCE, facets.get("source"), filters.source, names=view.source_names
+        )
         _spaced_multiselect(
             "Link kinds", "link", keys.LINK, view, help="Papers with at least one link of a chosen kind."
         )

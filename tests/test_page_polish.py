@@ -1,0 +1,76 @@
+"""What a new user saw and a reviewer would not sign off, headless (AppTest) on the seeds: empty charts
+said in words, raw file names, the upload control hidden, and one count for "papers like"."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_app import app, assert_no_exception, count_line
+
+from dashboard.ui import keys
+
+
+@pytest.fixture(autouse=True)
+def _seeds_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py"])
+
+
+def chart_titles(at: object) -> list[str]:
+    titles = []
+    for element in at.get("plotly_chart"):  # type: ignore[attr-defined]
+        spec = json.loads(element.proto.spec)
+        titles.append(str(spec.get("layout", {}).get("title", {}).get("text", "")))
+    return titles
+
+
+def texts(at: object) -> str:
+    return " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info])  # type: ignore[attr-defined]
+
+
+def test_repository_states_before_any_check_are_said_not_drawn() -> None:
+    at = app("links")
+    assert_no_exception(at)
+    assert not any(t.startswith("Repository states") for t in chart_titles(at))
+    assert "Not checked yet" in texts(at)
+    repo_tables = [df.value for df in at.main.dataframe if "repository" in df.value.columns]
+    assert repo_tables, "the repository table is shown"
+    assert not {"repo_stars", "repo_license", "repo_pushed_at", "days_after_year"} & set(
+        repo_tables[0].columns
+    )
+
+
+def test_no_released_code_is_said_once_not_drawn_as_zero_bars() -> None:
+    at = app("links", {"code": "none"})
+    assert_no_exception(at)
+    assert "links its code" in texts(at)
+    assert not any(t.startswith("Code released, per") for t in chart_titles(at))
+
+
+def test_sources_are_named_by_venue_and_year_not_by_hash() -> None:
+    at = app("papers", {"paper": "000_f074a6e2e82fdcc8-1"})
+    assert_no_exception(at)
+    options = at.sidebar.multiselect(key=keys.SOURCE).options
+    assert options and all("ICML 2026 · part" in o for o in options), options
+    shown = " ".join(str(e.proto.body) for e in at.get("html"))
+    assert "part 1 of 3" in shown
+    assert "f074a6e2e82fdcc8.txt" not in shown
+
+
+def test_the_upload_control_is_in_sight() -> None:
+    at = app("overview")
+    uploaders = at.sidebar.get("file_uploader")
+    assert uploaders and uploaders[0].proto.label == "Your own abstracts"
+    for expander in at.sidebar.expander:
+        assert not expander.get("file_uploader"), "the uploader is hidden in a closed box"
+
+
+def test_papers_like_a_text_is_one_count_for_the_line_the_list_and_the_download() -> None:
+    at = app("papers", {"liketext": "diffusion models for image generation"})
+    assert_no_exception(at)
+    shown, total = count_line(at)
+    assert 0 < shown < total
+    assert len(at.main.dataframe[0].value) == shown
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert any(f"Download {shown:,} papers" in label for label in labels), labels
