@@ -193,6 +193,21 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
             "has_abstract": False,
         },
     ),
+    # ACL Anthology XML: <fixed-case> and <tex-math> markup, the Anthology id as page and PDF, venue and
+    # year from the volume's <meta>, <pwccode> as the code; an old collection id names its venue
+    (
+        "2023.acl.xml",
+        "2023.acl-long.1",
+        {
+            "title": "SparseGraph: Message Passing for NER",
+            "authors": ["Ann One", "Bob Two", "Cy Three"],
+            "venue": "ACL",
+            "year": 2023,
+            "paper_url": "https://aclanthology.org/2023.acl-long.1",
+            "code_status": "released",
+        },
+    ),
+    ("P19.xml", "P19-1001", {"venue": "ACL", "year": 2019, "authors": ["Gus Seven", "Hal Eight"]}),
 ]
 
 

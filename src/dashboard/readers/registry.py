@@ -9,8 +9,8 @@ the formats reference page (``docs/gen_reference.py``) are all written from `FOR
 
     >>> format_of("icml2026.jsonl.gz")
     'jsonl'
-    >>> format_names()
-    'text (one abstract per paragraph), JSON, JSON Lines, CSV, TSV, Parquet, Excel .xlsx or BibTeX'
+    >>> format_names().split(", ")[-1]
+    'BibTeX or ACL Anthology XML'
 """
 
 from __future__ import annotations
@@ -46,7 +46,11 @@ Reader = Callable[["Content", _Log], Parsed]
 @dataclass(frozen=True)
 class Format:
     """One format: its name in the load report, its file name endings (``""``: none), its name for
-    people, a one-line description, its reader, and whether it is a binary container (not text)."""
+    people, a one-line description, its reader, and whether it is a binary container (not text).
+
+    Any reader may take the bytes (`Content.data`) rather than the decoded text: XML, which declares
+    its own encoding, does.
+    """
 
     name: str
     suffixes: tuple[str, ...]
@@ -128,6 +132,14 @@ FORMATS: dict[str, Format] = {
             "BibTeX",
             "BibTeX entries (a Zotero or Google Scholar export), read with bibtexparser 2",
             "dashboard.readers.bibtex:read_bibtex",
+        ),
+        Format(
+            "acl-anthology",
+            (".xml",),
+            "ACL Anthology XML",
+            "the `<volume>`/`<paper>` files of acl-org/acl-anthology (`data/xml/2023.acl.xml`): title, "
+            "authors, abstract, Anthology page and PDF, code; venue and year from the volume",
+            "dashboard.readers.acl_anthology:read_acl_anthology",
         ),
     )
 }
