@@ -585,3 +585,14 @@ def test_the_word_cloud_is_a_small_palette_png_in_the_words_colours(theme: str) 
     drawn, counts = np.unique(opaque, axis=0, return_counts=True)
     readable = [colours.contrast("#" + bytes(c.astype(np.uint8)).hex(), background) >= 4.5 for c in drawn]
     assert counts[readable].sum() > 0.99 * counts.sum()
+
+
+def test_a_cluster_of_a_few_stray_points_on_a_large_map_gets_no_label() -> None:
+    big = _grid_map(2, 2, n=100).assign(title="t", topic_label=lambda p: "w" + p["topic"].astype(str))
+    stray = big.iloc[:2].assign(topic=9, topic_label="stray")
+    points = pd.concat([big, stray], ignore_index=True)
+    points["id"] = [f"p{i}" for i in range(len(points))]
+    fig = charts.paper_map(points)
+    texts = [a.text for a in fig.layout.annotations]
+    assert not any("stray" in text for text in texts)
+    assert any(trace.name.startswith("9:") for trace in fig.data)  # still named on hover

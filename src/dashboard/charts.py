@@ -575,6 +575,8 @@ def label_position(x: np.ndarray, y: np.ndarray, cells: int = 12) -> tuple[float
 # character (median 5.0), 20 px a line with its padding. A wider window only moves labels apart
 # sideways, so spacing them for the narrowest keeps them apart at every width.
 MAP_PLOT_PX = (620.0, 470.0)
+MIN_LABELLED_POINTS = 3  # a cluster with fewer points drawn gets no label (`paper_map`)...
+LABEL_ALL_BELOW = 200  # ...unless the map draws fewer points than this (a small corpus: every cluster)
 LABEL_CHAR_PX, LABEL_LINE_PX = 5.3, 20.0
 
 
@@ -724,7 +726,10 @@ def paper_map(
     labels = []
     # Largest clusters first: where two labels would cover each other, the smaller cluster's moves.
     sizes = pd.Series(topics).value_counts()
-    named = [topic for topic in sizes.index.tolist() if topic != OUTLIER_TOPIC]
+    # A cluster of a few points among many (a filter's stray hits) gets no label of its own: it would
+    # float over the map with nothing under it. Its points still name it on hover.
+    fewest = MIN_LABELLED_POINTS if len(shown) >= LABEL_ALL_BELOW else 1
+    named = [topic for topic in sizes.index.tolist() if topic != OUTLIER_TOPIC and sizes[topic] >= fewest]
     places, texts = [], []
     for topic in named:
         rows = np.flatnonzero(topics == topic)
