@@ -187,3 +187,89 @@ def test_outputs_are_written_through_a_temporary_file(
         target.read_text() == "the new file" and renamed[0][1] == "out.md" and renamed[0][0].endswith(".part")
     )
     assert [p.name for p in tmp_path.iterdir()] == ["out.md"]
+
+
+# --------------------------------------------------------------------------- 8. other files
+
+
+def test_a_non_utf8_file_name_in_a_folder_is_reported_and_the_rest_read(tmp_path: Path) -> None:
+    import os
+
+    from dashboard import corpus
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "good.txt").write_text("An abstract about graphs.\n\nAn abstract about vision.\n")
+    with open(os.path.join(os.fsencode(folder), b"bad\xff\xfe.txt"), "wb") as handle:
+        handle.write(b"An abstract about language models.\n")
+    result = corpus.load([folder])
+    assert len(result.papers) == 3  # the good file and the badly named one are both read
+    warning = [str(p) for p in result.report.warnings if "not UTF-8" in str(p)]
+    assert warning and "bad\ufffd\ufffd.txt" in warning[0]
+    assert all("\udcff" not in source for source in result.papers["source"])
+
+
+def _foreign(path: Path) -> Path:
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE customers (id INTEGER, name TEXT)")
+    db.commit()
+    db.close()
+    return path
+
+
+def _newer(path: Path) -> Path:
+    import sqlite3
+
+    from dashboard.library import Library
+
+    Library.open(path).close()
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO schema_version VALUES (99, 'later')")
+    db.commit()
+    db.close()
+    return path
+
+
+def _repository_cache(path: Path) -> Path:
+    from dashboard.repocheck import store
+
+    store.Store.open(path).close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (_foreign, "not a Paper Dashboard library"),
+        (_newer, "newer Paper Dashboard (schema 99"),
+        (_repository_cache, "the repository cache of check-code, not a library"),
+    ],
+    ids=["foreign", "schema-99", "repository-cache"],
+)
+def test_a_file_that_is_not_this_library_is_refused_and_never_changed(
+    make: object,
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import hashlib
+    import sqlite3
+
+    from dashboard import cli
+    from dashboard.library import Library, LibraryError
+
+    path = make(tmp_path / "given.sqlite")  # type: ignore[operator]
+    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(LibraryError, match="left as it is") as refused:
+        Library.open(path)
+    assert said in str(refused.value) and str(path) in str(refused.value)
+    monkeypatch.setenv("PAPER_DASHBOARD_LIBRARY", str(path))
+    assert cli.main(["library", "lists"]) != 0
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone() == mode

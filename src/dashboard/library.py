@@ -244,6 +244,77 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _m
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+# Every SQLite store of the package (this library, the repository cache `dashboard.repocheck.store`)
+# waits this long for another writer before "database is locked", and retries a locked write this
+# many times (`with_retries`): concurrent sessions and CLI runs queue, they do not fail.
+BUSY_RETRIES = 5
+
+
+def connect(
+    path: str | Path, timeout: float = BUSY_TIMEOUT_S, *, read_only: bool = False
+) -> sqlite3.Connection:
+    """A connection with the package's busy timeout (``read_only``: the file is opened ``mode=ro``,
+    never created, written or switched to WAL)."""
+    if read_only:
+        target = f"{Path(path).resolve().as_uri()}?mode=ro"
+        db = sqlite3.connect(target, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
+    else:
+        db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
+    db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+    return db
+
+
+def with_retries(action: Callable[[], Any], *, retries: int = BUSY_RETRIES, pause: float = 0.05) -> Any:
+    """``action()``, tried again (after a growing pause) while SQLite says the database is locked or
+    busy beyond its busy timeout; other errors, and the last locked one, are raised."""
+    import time
+
+    for attempt in range(retries + 1):
+        try:
+            return action()
+        except sqlite3.OperationalError as error:
+            text = str(error)
+            if attempt == retries or not ("locked" in text or "busy" in text):
+                raise
+            time.sleep(pause * (2**attempt))
+    raise AssertionError("unreachable")
+
+
+LIBRARY_TABLES = frozenset({"lists", "papers", "entries"})
+REPOSITORY_CACHE_TABLES = frozenset({"answers", "responses"})
+
+
+def _refusal(path: Path, timeout: float) -> str | None:
+    """Why an existing file must not be opened as the library (None when it may), found read-only so a
+    foreign or newer file is never changed: not SQLite, the repository cache, another program's
+    database, or a library of a newer schema."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    ro = connect(path, timeout, read_only=True)
+    try:
+        tables = {row[0] for row in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = schema_version(ro) if "schema_version" in tables else 0
+    finally:
+        ro.close()
+    left = "it was left as it is"
+    if not tables:
+        return None
+    if tables >= REPOSITORY_CACHE_TABLES:
+        return (
+            "this is the repository cache of check-code, not a library: give the library its own file "
+            f"(--library FILE or {ENV_LIBRARY}); {left}"
+        )
+    if not tables >= LIBRARY_TABLES:
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        return f"not a Paper Dashboard library (another program's database, with tables {shown}); {left}"
+    if version > SCHEMA_VERSION:
+        return (
+            f"the library was written by a newer Paper Dashboard (schema {version}, this one knows "
+            f"{SCHEMA_VERSION}); {left}"
+        )
+    return None
+
+
 def schema_version(db: sqlite3.Connection) -> int:
     """The version a library file is at (0 for a new, empty file)."""
     exists = db.execute(
@@ -278,8 +349,9 @@ def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
 
 @contextlib.contextmanager
 def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction, taken at once (``BEGIN IMMEDIATE``) so two writers queue, not deadlock."""
-    db.execute("BEGIN IMMEDIATE")
+    """One write transaction, taken at once (``BEGIN IMMEDIATE``) so two writers queue, not deadlock;
+    taking it is retried (`with_retries`) when the busy timeout alone did not get the lock."""
+    with_retries(lambda: db.execute("BEGIN IMMEDIATE"))
     try:
         yield db
     except BaseException:
@@ -354,25 +426,31 @@ class Library:
         """
         in_memory = str(path) == ":memory:"
         where = "the in-memory library" if in_memory else str(path)
-        db: sqlite3.Connection | None = None
+
+        def attempt() -> sqlite3.Connection:
+            db = connect(path, timeout)
+            try:
+                db.execute("PRAGMA foreign_keys = ON")
+                if not in_memory:
+                    mode = db.execute("PRAGMA journal_mode = WAL").fetchone()
+                    if mode is None:
+                        raise LibraryError(f"{where}: the journal mode could not be set")
+                migrate(db)
+            except BaseException:
+                db.close()
+                raise
+            return db
+
         try:
             if not in_memory:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
-            db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            db.execute("PRAGMA foreign_keys = ON")
-            if not in_memory:
-                mode = db.execute("PRAGMA journal_mode = WAL").fetchone()
-                if mode is None:
-                    raise LibraryError(f"{where}: the journal mode could not be set")
-            migrate(db)
+                refused = _refusal(Path(path), timeout)  # read-only: a file refused is never changed
+                if refused:
+                    raise LibraryError(refused)
+            db = with_retries(attempt)  # several processes opening a new file at once: one creates it
         except LibraryError as error:
-            if db is not None:
-                db.close()
             raise LibraryError(f"{where}: {error}") from error
         except (sqlite3.Error, OSError) as error:
-            if db is not None:
-                db.close()
             raise LibraryError(f"cannot open the library {where}: {_why(error)}") from error
         return cls(db, None if in_memory else Path(path))
 

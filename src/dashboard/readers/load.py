@@ -127,9 +127,15 @@ def _wanted_in_folder(path: Path) -> str | None:
     return None
 
 
+def _printable_name(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) shown as U+FFFD, so
+    the name can go into the table, the report and an export."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _expand_path(path: Path) -> list[_Source]:
     """A path argument as the files to read, in order; a folder's or a missing path's report first."""
-    name = path.name or str(path)
+    name = _printable_name(path.name or str(path))
     if not path.exists():
         missing = _Log(name)
         missing.skip("", f"no such file or folder: {path}")
@@ -140,10 +146,13 @@ def _expand_path(path: Path) -> list[_Source]:
     files: list[_Source] = []
     for entry in sorted(path.iterdir()):
         why = _wanted_in_folder(entry)
+        shown = _printable_name(entry.name)
         if why is None:
-            files.append((entry.name, functools.partial(_read_file, entry)))
+            if shown != entry.name:
+                log.warn(shown, "the file name is not UTF-8: read, under this name")
+            files.append((shown, functools.partial(_read_file, entry)))
         elif why != "hidden":
-            log.warn(entry.name, f"not read: {why}")
+            log.warn(shown, f"not read: {why}")
     if not files:
         log.warn("", f"no supported files in folder {path} (supported: {', '.join(SUPPORTED_SUFFIXES)})")
     return ([log.report("folder", None, 0)] if log.n_warnings else []) + files
