@@ -4,11 +4,12 @@ said in words, raw file names, the upload control hidden, and one count for "pap
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from test_app import app, assert_no_exception, count_line
 
-from dashboard.ui import keys
+from dashboard.ui import keys, repos
 
 
 @pytest.fixture(autouse=True)
@@ -74,3 +75,29 @@ def test_papers_like_a_text_is_one_count_for_the_line_the_list_and_the_download(
     assert len(at.main.dataframe[0].value) == shown
     labels = [d.proto.label for d in at.get("download_button")]
     assert any(f"Download {shown:,} papers" in label for label in labels), labels
+
+
+def test_a_failed_check_says_why_as_a_warning() -> None:
+    """Every API is a closed local port here (conftest): each repository fails for the same reason."""
+    at = app("links")
+    at.button(key=keys.LINKS_CHECK).click().run()
+    assert_no_exception(at)
+    warnings = [str(w.value) for w in at.warning]
+    assert any("could not be checked: host unreachable" in w for w in warnings), warnings
+    assert not any(re.search(r"\d error\b", w) for w in warnings)
+    assert not [i.value for i in at.info if "Checked" in str(i.value)]
+
+
+@pytest.mark.parametrize(
+    ("detail", "reason"),
+    [
+        ("connection failed (ConnectionRefusedError)", "host unreachable"),
+        ("timed out after 10 s", "host unreachable"),
+        ("HTTP 401: Bad credentials", "token refused"),
+        ("rate limit of api.github.com reached", "rate limit reached"),
+        ("HTTP 503: unavailable", "the host answered with a server error"),
+        ("malformed answer (stars)", "the host's answer could not be read"),
+    ],
+)
+def test_failure_reasons(detail: str, reason: str) -> None:
+    assert repos.failure_reason(detail) == reason

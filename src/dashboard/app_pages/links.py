@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard import charts
+from dashboard.repocheck import hosts
 from dashboard.ui import components, data, keys, repos, tables
 from dashboard.ui.context import page_context
 from dashboard.ui.timings import mark
@@ -66,14 +67,16 @@ repo_keys = data.repo_keys(digest, papers)
 wanted = repos.keys_in_view(digest, papers, in_view)  # the targets themselves only for a check
 n_pending, cache_problem = repos.pending(wanted)
 st.caption(
-    f"{len(wanted):,} repositories on GitHub, GitLab and Hugging Face are linked by these papers; "
+    f"{len(wanted):,} repositories on {hosts.labels()} are linked by these papers; "
     f"{len(wanted) - n_pending:,} were checked in the last 7 days. A check asks each host's API about "
     "the repository: does it exist, does it hold more than a README, is it archived or moved."
 )
 if cache_problem:
     st.warning(cache_problem, icon=":material/warning:")
-check_report = st.session_state.pop(keys.LINKS_CHECK_REPORT, "")
-if check_report:
+check_report, check_failed = st.session_state.pop(keys.LINKS_CHECK_REPORT, ("", False))
+if check_report and check_failed:
+    st.warning(check_report, icon=":material/warning:")
+elif check_report:
     st.info(check_report, icon=":material/fact_check:")
 # The button as wide as its label (a third of the page cut it at 1024 px), the limits beside it.
 check_row = st.container(horizontal=True, gap="medium", vertical_alignment="center")
@@ -91,8 +94,13 @@ with check_row:
         st.caption("Checking is switched off on this server: cached answers only.")
     st.caption(repos.stored_limits())
 if clicked:
-    summary, run_problem = repos.run_check(repos.targets_in_view(digest, papers, in_view))
-    st.session_state[keys.LINKS_CHECK_REPORT] = repos.report(summary) if summary else run_problem
+    wanted_targets = repos.targets_in_view(digest, papers, in_view)
+    summary, run_problem = repos.run_check(wanted_targets)
+    st.session_state[keys.LINKS_CHECK_REPORT] = (
+        repos.report(summary, repos.failure_reasons([t.key for t in wanted_targets]))
+        if summary
+        else (run_problem, True)
+    )
     st.rerun()
 
 mark("check")

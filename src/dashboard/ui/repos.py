@@ -10,8 +10,10 @@ the next click resumes with what is left, since every answer is written as it ar
 from __future__ import annotations
 
 import os
+import re
 import time
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -139,15 +141,69 @@ def run_check(wanted: list[Target]) -> tuple[Summary | None, str]:
     return summary, ""
 
 
-def report(summary: Summary) -> str:
-    """What a check did, in one or two sentences."""
-    states = ", ".join(f"{n:,} {s.replace('_', ' ')}" for s, n in summary.states.most_common())
-    text = f"Checked {summary.checked:,} repositories" + (f" ({states})" if states else "") + "."
+# Why a repository could not be checked, as a user can act on it: the first pattern its stored
+# ``detail`` matches names the reason (the client's and the hosts' wording, `dashboard.repocheck`).
+FAILURE_REASONS: tuple[tuple[str, str], ...] = (
+    (r"rate limit|HTTP 429", "rate limit reached"),
+    (r"HTTP 401|bad credentials|token", "token refused"),
+    (r"connection failed|timed out|deadline|unreachable|refused", "host unreachable"),
+    (r"HTTP 5\d\d", "the host answered with a server error"),
+    (r"malformed|unreadable|oversized|not JSON", "the host's answer could not be read"),
+    (r"unsupported host", "host not supported"),
+)
+
+
+def failure_reason(detail: str) -> str:
+    """The reason, in a user's words, behind an ``error`` answer's ``detail``.
+
+    >>> failure_reason("connection failed (ConnectionRefusedError)")
+    'host unreachable'
+    >>> failure_reason("HTTP 401: Bad credentials")
+    'token refused'
+    """
+    for pattern, reason in FAILURE_REASONS:
+        if re.search(pattern, detail, re.IGNORECASE):
+            return reason
+    return detail.split(":")[0].strip() or "unknown"
+
+
+def failure_reasons(keys: Sequence[str]) -> Counter[str]:
+    """Reasons of the ``error`` answers stored for ``keys`` (after a check), counted."""
+    try:
+        store = Store.open_existing(data.repo_cache_path())
+    except StoreError:
+        return Counter()
+    if store is None:
+        return Counter()
+    with store:
+        answers = store.answers(list(keys))
+    failed = answers[answers["state"] == "error"]
+    return Counter(failure_reason(str(detail)) for detail in failed["detail"])
+
+
+def _repositories(n: int) -> str:
+    return f"{n:,} {'repository' if n == 1 else 'repositories'}"
+
+
+def report(summary: Summary, reasons: Counter[str] | None = None) -> tuple[str, bool]:
+    """What a check did, in one or two sentences, and whether it is a warning (some failed or are left).
+
+    Failures are said per reason (`failure_reason`), never as a bare count of "error".
+    """
+    answered = [(s, n) for s, n in summary.states.most_common() if s != "error"]
+    failed = summary.states.get("error", 0)
+    text = f"Checked {_repositories(summary.checked)}"
+    if answered:
+        text += ": " + ", ".join(f"{n:,} {s.replace('_', ' ')}" for s, n in answered)
+    text += "."
+    if failed:
+        why = "; ".join(f"{reason} ({n:,})" for reason, n in (reasons or Counter()).most_common())
+        text += f" {_repositories(failed).capitalize()} could not be checked" + (f": {why}." if why else ".")
     if summary.fresh:
         text += f" {summary.fresh:,} had a recent answer already."
     if summary.left:
         text += f" {summary.left:,} left: {summary.stopped_because or 'stopped'}. Click again to go on."
-    return text
+    return text, bool(failed or summary.left)
 
 
 # The repository table's columns that only a check fills (state aside, which says "not checked").
