@@ -273,3 +273,42 @@ def test_a_file_that_is_not_this_library_is_refused_and_never_changed(
     assert said in err and "Traceback" not in err
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone() == mode
+
+
+# --------------------------------------------------------------------------- 9. smaller ones
+
+
+def test_every_sqlite_store_waits_and_retries_alike(tmp_path: Path) -> None:
+    import sqlite3
+    import threading
+
+    from dashboard import library, sqlitepolicy
+    from dashboard.library import Library
+    from dashboard.repocheck import store
+
+    assert (
+        store.BUSY_TIMEOUT_MS == int(library.BUSY_TIMEOUT_S * 1000) == int(sqlitepolicy.BUSY_TIMEOUT_S * 1000)
+    )
+    path = tmp_path / "library.sqlite"
+    Library.open(path).close()
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # another writer, holding the lock longer than the busy timeout
+    threading.Timer(0.3, lambda: holder.execute("ROLLBACK")).start()
+    try:
+        with Library.open(path, timeout=0.05) as lib:
+            assert lib.create_list("waited") == "waited"  # retried until the lock was free, not refused
+    finally:
+        holder.close()
+    cache = store.Store.open(tmp_path / "repos.sqlite")
+    cache.close()
+    calls: list[int] = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise sqlite3.OperationalError("database is locked")
+        return "done"
+
+    assert sqlitepolicy.with_retries(flaky) == "done" and len(calls) == 3
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        sqlitepolicy.with_retries(lambda: sqlite3.connect(":memory:").execute("SELECT * FROM absent"))

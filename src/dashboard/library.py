@@ -50,11 +50,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dashboard import sqlitepolicy
+
 ENV_LIBRARY = "PAPER_DASHBOARD_LIBRARY"
 FILE_NAME = "library.sqlite"
 APP_DIR = "paper-dashboard"
 DEFAULT_LIST = "to read"
-BUSY_TIMEOUT_S = 10.0
+BUSY_TIMEOUT_S = sqlitepolicy.BUSY_TIMEOUT_S
 MAX_NAME_CHARS = 100
 MAX_NOTE_CHARS = 20_000
 MAX_TAG_CHARS = 50
@@ -244,40 +246,9 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _m
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-# Every SQLite store of the package (this library, the repository cache `dashboard.repocheck.store`)
-# waits this long for another writer before "database is locked", and retries a locked write this
-# many times (`with_retries`): concurrent sessions and CLI runs queue, they do not fail.
-BUSY_RETRIES = 5
-
-
-def connect(
-    path: str | Path, timeout: float = BUSY_TIMEOUT_S, *, read_only: bool = False
-) -> sqlite3.Connection:
-    """A connection with the package's busy timeout (``read_only``: the file is opened ``mode=ro``,
-    never created, written or switched to WAL)."""
-    if read_only:
-        target = f"{Path(path).resolve().as_uri()}?mode=ro"
-        db = sqlite3.connect(target, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
-    else:
-        db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
-    db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-    return db
-
-
-def with_retries(action: Callable[[], Any], *, retries: int = BUSY_RETRIES, pause: float = 0.05) -> Any:
-    """``action()``, tried again (after a growing pause) while SQLite says the database is locked or
-    busy beyond its busy timeout; other errors, and the last locked one, are raised."""
-    import time
-
-    for attempt in range(retries + 1):
-        try:
-            return action()
-        except sqlite3.OperationalError as error:
-            text = str(error)
-            if attempt == retries or not ("locked" in text or "busy" in text):
-                raise
-            time.sleep(pause * (2**attempt))
-    raise AssertionError("unreachable")
+# The busy timeout and retries are the package's one policy for SQLite stores (`dashboard.sqlitepolicy`).
+connect = sqlitepolicy.connect
+with_retries = sqlitepolicy.with_retries
 
 
 LIBRARY_TABLES = frozenset({"lists", "papers", "entries"})

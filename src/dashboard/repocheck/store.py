@@ -28,11 +28,12 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
+from dashboard import sqlitepolicy
 from dashboard.schema import REPO_STATES
 
 ENV_CACHE = "PAPER_DASHBOARD_CACHE"
 DEFAULT_MAX_AGE_DAYS = 7.0
-BUSY_TIMEOUT_MS = 60_000
+BUSY_TIMEOUT_MS = int(sqlitepolicy.BUSY_TIMEOUT_S * 1000)  # the package's one policy, with its retries
 
 ANSWER_COLUMNS: tuple[str, ...] = (
     "key", "host", "repo", "state", "stars", "license", "created_at", "pushed_at", "moved_to", "detail",
@@ -174,7 +175,7 @@ class Store:
             connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
                                          isolation_level=None)  # fmt: skip
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            connection.execute("PRAGMA journal_mode = WAL")
+            sqlitepolicy.with_retries(lambda: connection.execute("PRAGMA journal_mode = WAL"))
             connection.execute("PRAGMA synchronous = NORMAL")
             _migrate(connection)
         except (sqlite3.Error, OSError) as error:
@@ -374,7 +375,7 @@ class _transaction:
         self.connection = connection
 
     def __enter__(self) -> None:
-        self.connection.execute("BEGIN IMMEDIATE")
+        sqlitepolicy.with_retries(lambda: self.connection.execute("BEGIN IMMEDIATE"))
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
         self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
