@@ -4,6 +4,7 @@ a foreign library is refused untouched, exports write only web links, terminal o
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -312,3 +313,76 @@ def test_every_sqlite_store_waits_and_retries_alike(tmp_path: Path) -> None:
     assert sqlitepolicy.with_retries(flaky) == "done" and len(calls) == 3
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
         sqlitepolicy.with_retries(lambda: sqlite3.connect(":memory:").execute("SELECT * FROM absent"))
+
+
+HOSTILE_PAPER = {
+    "id": "p1",
+    "title": "Nice [title](javascript:alert(1))\n## Injected heading <img src=x onerror=alert(1)>",
+    "abstract": "An abstract.",
+    "authors": ["Eve\n# Also a heading"],
+    "venue": "ICML",
+    "year": 2024,
+    "url": "javascript:alert(document.cookie)",
+}
+
+
+def _hostile_entries(url: str) -> object:
+    import pandas as pd
+
+    from dashboard.library import Library
+
+    with Library.open(":memory:") as lib:
+        lib.add("L", pd.DataFrame([{**HOSTILE_PAPER, "url": url}]))
+        return lib.entries("L")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(document.cookie)",
+        " JaVaScRiPt:alert(1)",
+        "data:text/html,x",
+        "https://x.org/a>)\n# h",
+    ],
+)
+def test_markdown_and_ris_exports_link_only_http_and_escape_markdown(url: str) -> None:
+    from dashboard import library
+
+    entries = _hostile_entries(url)
+    markdown = library.export_list(entries, "md")
+    ris = library.export_list(entries, "ris")
+    bib = library.export_list(entries, "bibtex")
+    lines = markdown.splitlines()
+    assert [line for line in lines if line.startswith("#")] == ["## L"]  # no injected heading
+    assert re.search(r"(?<!\\)<img", markdown) is None  # HTML shown as text, escaped
+    assert re.findall(r"(?<!\\)\]\((?!<https://)", markdown) == []  # the only link is an http(s) one
+    assert [line for line in ris.splitlines() if line.startswith("UR  - ") and "https://" not in line] == []
+    assert [
+        line for line in bib.splitlines() if line.strip().startswith("url") and "https://" not in line
+    ] == []
+    if url.startswith("https://"):
+        assert "(<https://x.org/a%3E)%0A#%20h>)" in markdown  # percent-encoded: it cannot end the link
+
+
+def test_library_show_prints_no_terminal_controls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pandas as pd
+
+    from dashboard import cli
+    from dashboard.library import Library
+
+    path = tmp_path / "lib.sqlite"
+    hostile = "Title \x1b[2J\x1b]0;pwned\x07 with\x00 NUL and \u202eevil.exe"
+    with Library.open(path) as lib:
+        lib.add("L", pd.DataFrame([{"id": "p", "title": hostile, "abstract": "a", "venue": "V\x1b[31m"}]))
+        paper = lib.entries("L")["fingerprint"].iat[0]
+        lib.set_note(paper, "note \x1b[1A\u202e")
+        lib.set_tags(paper, ["t\x1bag"])
+    monkeypatch.setenv("PAPER_DASHBOARD_LIBRARY", str(path))
+    assert cli.main(["library", "show", "L"]) == 0
+    assert cli.main(["library", "lists"]) == 0
+    out = capsys.readouterr().out
+    assert "Title" in out and "evil.exe" in out and "note" in out
+    for bad in ("\x1b", "\x00", "\x07", "\u202e"):
+        assert bad not in out

@@ -40,9 +40,12 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
+
+from dashboard import screen
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "jsonl", "xlsx", "parquet")
 MIME_TYPES: dict[str, str] = {
@@ -167,6 +170,40 @@ def refused_output(path: Path | str, inputs: Sequence[Path | str] = ()) -> str |
     if (target.resolve().parent / INDEX_MANIFEST).is_file():
         return f"{path} is a file of the index in {target.resolve().parent}"
     return None
+
+
+# ------------------------------------------------------------------------------- links and Markdown
+
+_LINK_SAFE = ":/?#[]@!$&'()*+,;=%~-._"
+# Every ASCII punctuation CommonMark lets a backslash escape and that can start markup inside a line.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~])")
+_INVISIBLE = screen.INVISIBLE  # controls, bidi overrides, zero-width characters: never in a link or line
+
+
+def web_url(value: Any) -> str:
+    """``value`` as a link a reader may follow: an http(s) URL with its spaces, quotes, angle brackets,
+    controls and non-ASCII percent-encoded; ``""`` for anything else (``javascript:``, ``data:``...).
+
+    >>> web_url("https://x.org/a b>c"), web_url(" JavaScript:alert(1)")
+    ('https://x.org/a%20b%3Ec', '')
+    """
+    if not isinstance(value, str):
+        return ""
+    text = _INVISIBLE.sub("", value).strip()
+    if not text.lower().startswith(("http://", "https://")) or len(text) <= len("https://"):
+        return ""
+    return quote(text, safe=_LINK_SAFE)
+
+
+def markdown_text(value: Any) -> str:
+    """Text as one line of Markdown that renders as itself: whitespace (newlines too) collapsed, every
+    character that could start a heading, link, image, HTML or emphasis escaped.
+
+    >>> print(markdown_text("# Title [x](javascript:y) <b>"))
+    \\# Title \\[x\\]\\(javascript:y\\) \\<b\\>
+    """
+    text = "" if value is None or (not isinstance(value, str) and _is_missing(value)) else str(value)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(screen.visible(text).split()))
 
 
 # ------------------------------------------------------------------------------------------- values

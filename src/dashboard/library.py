@@ -1088,8 +1088,8 @@ def to_bibtex(entries: pd.DataFrame) -> str:
         year = row.get("year")
         if year is not None and not pd.isna(year):
             fields.append(("year", str(int(year))))
-        if _text(row.get("url")):
-            fields.append(("url", _text(row.get("url")).replace("{", "%7B").replace("}", "%7D")))
+        if _web_url(row.get("url")):
+            fields.append(("url", _web_url(row.get("url")).replace("{", "%7B").replace("}", "%7D")))
         if _text(row.get("abstract")):
             fields.append(("abstract", _bib_value(row.get("abstract"))))
         if _text(row.get("note")).strip():
@@ -1153,8 +1153,8 @@ def to_ris(entries: pd.DataFrame) -> str:
         year = row.get("year")
         if year is not None and not pd.isna(year):
             lines.append(f"PY  - {int(year)}")
-        if _text(row.get("url")):
-            lines.append(f"UR  - {_one_line(row.get('url'))}")
+        if _web_url(row.get("url")):
+            lines.append(f"UR  - {_web_url(row.get('url'))}")
         if _text(row.get("abstract")):
             lines.append(f"AB  - {_one_line(row.get('abstract'))}")
         note = _note_text(row)
@@ -1175,14 +1175,10 @@ def to_markdown(entries: pd.DataFrame) -> str:
     for name, group in entries.groupby("list", sort=False) if len(entries) else []:
         lines.append(f"## {_md(name)}\n")
         for row in group.to_dict("records"):
-            title = _md(_one_line(row.get("title")))
-            url = _text(row.get("url"))
+            title = _md(row.get("title"))
+            url = _web_url(row.get("url"))  # http(s) only, percent-encoded: it cannot end the link early
             check = "[x]" if row.get("read") else "[ ]"
-            head = (
-                f"- {check} [{title}](<{url}>)"
-                if url.startswith(("http://", "https://"))
-                else f"- {check} {title}"
-            )
+            head = f"- {check} [{title}](<{url}>)" if url else f"- {check} {title}"
             facts = [", ".join(row.get("authors") or [])]
             facts.append(" ".join(p for p in (_text(row.get("venue")), _year(row.get("year"))) if p))
             shown = " · ".join(_md(f) for f in facts if f)
@@ -1190,7 +1186,7 @@ def to_markdown(entries: pd.DataFrame) -> str:
             if len(row.get("tags") or []):
                 lines.append("  tags: " + ", ".join(_md(t) for t in row["tags"]))
             if _text(row.get("note")).strip():
-                lines.append("  > " + _md(_one_line(row.get("note"))))
+                lines.append("  > " + _md(row.get("note")))
         lines.append("")
     return "\n".join(lines)
 
@@ -1199,11 +1195,18 @@ def _year(value: Any) -> str:
     return "" if value is None or pd.isna(value) else str(int(value))
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
-
-
 def _md(text: Any) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", _text(text))
+    """One line of Markdown that shows ``text`` as it is (`dashboard.export.markdown_text`)."""
+    from dashboard import export
+
+    return export.markdown_text(_text(text))
+
+
+def _web_url(value: Any) -> str:
+    """An http(s) link, made safe to write (`dashboard.export.web_url`); "" for any other scheme."""
+    from dashboard import export
+
+    return export.web_url(_text(value))
 
 
 # --------------------------------------------------------------------- import

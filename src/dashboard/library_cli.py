@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dashboard import export, library
+from dashboard import export, library, screen
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
@@ -91,6 +91,12 @@ def _lookup(paths: list[Path] | None) -> library.CorpusLookup | None:
     return library.CorpusLookup(load_inputs(paths).papers)
 
 
+def _say(text: str, **options: Any) -> None:
+    """Print a line of library text to a terminal: without ESC, NUL, bidi overrides and the other
+    characters that would move the cursor, recolour or reorder the screen (`dashboard.screen`)."""
+    print(screen.visible(text).replace("\t", " ").replace("\n", " "), **options)
+
+
 def run_lists(args: argparse.Namespace) -> int:
     """Print every list and its size."""
     lib = open_library(args)
@@ -99,9 +105,9 @@ def run_lists(args: argparse.Namespace) -> int:
     with lib:
         summaries = lib.lists()
     if not summaries:
-        print(f"no lists yet in {lib.where}")
+        _say(f"no lists yet in {lib.where}")
     for summary in summaries:
-        print(f"{summary.size:>6,}  {summary.name}")
+        _say(f"{summary.size:>6,}  {summary.name}")
     return EXIT_OK
 
 
@@ -115,7 +121,7 @@ def run_show(args: argparse.Namespace) -> int:
             entries = lib.entries(args.name)
             known = lib.corpus_ids()
     except library.LibraryError as error:
-        print(f"paper-dashboard: {error}", file=sys.stderr)
+        _say(f"paper-dashboard: {error}", file=sys.stderr)
         return EXIT_USAGE
     lookup = _lookup(args.corpus)
     found = library.resolve(entries, lookup, known)["found"] if lookup is not None else None
@@ -123,15 +129,15 @@ def run_show(args: argparse.Namespace) -> int:
         facts = " ".join(p for p in (str(row["venue"]), library._year(row["year"])) if p)
         mark = "x" if row["read"] else " "
         missing = found is not None and found.iat[n] == "missing"
-        print(
+        _say(
             f"[{mark}] {row['title']}"
             + (f"  ({facts})" if facts else "")
             + ("  [not in this corpus]" * missing)
         )
         if row["tags"]:
-            print("      tags: " + ", ".join(row["tags"]))
+            _say("      tags: " + ", ".join(row["tags"]))
         if str(row["note"]).strip():
-            print("      note: " + " ".join(str(row["note"]).split()))
+            _say("      note: " + " ".join(str(row["note"]).split()))
     return EXIT_OK
 
 
