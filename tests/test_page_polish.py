@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from test_app import app, assert_no_exception, count_line
@@ -101,3 +102,16 @@ def test_a_failed_check_says_why_as_a_warning() -> None:
 )
 def test_failure_reasons(detail: str, reason: str) -> None:
     assert repos.failure_reason(detail) == reason
+
+
+@pytest.mark.corpora
+def test_a_corpus_sorted_by_citations_shows_them(corpora_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paper Copilot's files count citations: the table sorted by them has a Citations column."""
+    icml = corpora_dir / "papercopilot-iccv2019-icml2019" / "icml2019.json"
+    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(icml)])
+    at = app("papers", {"sort": "-citations"})
+    assert_no_exception(at)
+    table = at.main.dataframe[0].value
+    assert "citations" in table.columns
+    cited = table["citations"].dropna()
+    assert len(cited) > 100 and cited.is_monotonic_decreasing

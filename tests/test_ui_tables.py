@@ -396,3 +396,48 @@ def test_list_items_of_unhashable_elements_are_their_text() -> None:
         == ["{'url': 'https://a.org'}", "{'url': 'https://b.org'}"]
     )
     assert groups.rows.tolist() == [0, 2, 2]
+
+
+@pytest.mark.parametrize(
+    ("paper_links", "code_url", "project_url", "expected"),
+    [
+        # A repository named only in the record's field is a link of the paper.
+        ([], "https://github.com/c/d", "", [("https://github.com/c/d", "code")]),
+        # The same repository in the abstract (another spelling or a deeper path) is not listed twice.
+        ([{"url": "https://github.com/a/b/tree/main", "kind": "code"}], "https://github.com/a/b", "",
+         [("https://github.com/a/b/tree/main", "code")]),
+        ([{"url": "https://www.site.org/x/", "kind": "project_page"}], "", "https://site.org/x",
+         [("https://www.site.org/x/", "project_page")]),
+        # A project page beside an abstract's repository; a field that is no URL is no link.
+        ([{"url": "https://github.com/a/b", "kind": "code"}], "github.com/a/b", "https://a.github.io/b",
+         [("https://github.com/a/b", "code"), ("https://a.github.io/b", "project_page")]),
+        (None, "", "", []),
+    ],
+)  # fmt: skip
+def test_link_table_holds_the_records_code_and_project_fields(
+    paper_links: object, code_url: str, project_url: str, expected: list[tuple[str, str]]
+) -> None:
+    papers = pd.DataFrame({"links": [paper_links], "code_url": [code_url], "project_url": [project_url]})
+    table = tables.link_table(papers, links.url_host, links.repo_of)
+    assert list(zip(table["url"], table["kind"], strict=True)) == expected
+
+
+@pytest.mark.corpora
+@pytest.mark.parametrize("name", ["iccv2019.json", "icml2019.json"])
+def test_paper_copilot_repositories_from_the_github_field_are_links(corpora_dir: object, name: str) -> None:
+    from dashboard import corpus
+
+    papers = corpus.load([corpora_dir / "papercopilot-iccv2019-icml2019" / name]).papers  # type: ignore[operator]
+    table = tables.link_table(papers, links.url_host, links.repo_of)
+    # GitHub names ignore case: ``TAMU-VITA/UAV-NDFT`` in the abstract is the field's ``TAMU-Vita/...``.
+    listed = {(row, url.lower()) for row, url in zip(table["row"], table["url"], strict=True)}
+    listed |= {(row, repo.lower()) for row, repo in zip(table["row"], table["repo"], strict=True) if repo}
+    code = papers["code_url"].astype(str).str.lower()
+    with_code = [(row, url) for row, url in enumerate(code) if url.startswith("http")]
+    assert len(with_code) > 40
+    missing = [
+        (row, url)
+        for row, url in with_code
+        if (row, url) not in listed and (row, links.repo_of(url)) not in listed
+    ]
+    assert not missing  # every repository a record names is among the paper's links

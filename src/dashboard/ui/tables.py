@@ -426,6 +426,16 @@ def _run_starts(codes: np.ndarray) -> np.ndarray:
 TRACKER_COLUMNS = ["id", "title", "url", "kind", "host", "repo", "code_status"]
 
 
+# Record fields that hold a link of the paper, and the kind it is (`schema.LINK_KINDS`).
+RECORD_LINK_FIELDS: tuple[tuple[str, str], ...] = (("code_url", "code"), ("project_url", "project_page"))
+
+
+def _comparable(url: str) -> str:
+    """A URL as two spellings of the same link compare: no scheme, ``www.``, case or trailing slash."""
+    bare = url.split("://", 1)[-1].lower()
+    return bare.removeprefix("www.").rstrip("/")
+
+
 def link_table(
     papers: pd.DataFrame,
     host_of: Callable[[str], str],
@@ -433,21 +443,42 @@ def link_table(
 ) -> pd.DataFrame:
     """Every link of every paper, made once per corpus: row (the paper's position), url, kind, host, repo.
 
-    Host and repository are worked out once per distinct URL.
+    The links in the abstract, then the record's own code and project fields (Paper Copilot's
+    ``github`` and ``project``) where the abstract does not give the same URL: a repository named only
+    in a field is still a link of the paper. Host and repository are worked out once per distinct URL.
     """
     rows: list[int] = []
     urls: list[str] = []
     kinds: list[str] = []
+    fields = [(column, kind) for column, kind in RECORD_LINK_FIELDS if column in papers.columns]
+    field_values = [papers[column].to_numpy() for column, _ in fields]
     for row, paper_links in enumerate(papers["links"].to_numpy()):
         if isinstance(paper_links, dict):
             paper_links = [paper_links]
         elif not isinstance(paper_links, list | tuple | np.ndarray):
-            continue
+            paper_links = []
+        seen: set[str] = set()
+        first = len(urls)
         for link in paper_links:
             if isinstance(link, dict) and link.get("url"):
                 rows.append(row)
                 urls.append(str(link["url"]))
                 kinds.append(str(link.get("kind", "other")))
+                seen.add(_comparable(urls[-1]))
+        if not fields:
+            continue
+        # The abstract's links name their repositories too ("/tree/main" is the same repository).
+        seen |= {repo_of(url) for url in urls[first:]} - {""}
+        for (_, kind), values in zip(fields, field_values, strict=True):
+            url = values[row]
+            if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+                continue
+            if _comparable(url) in seen or (repo_of(url) or None) in seen:
+                continue
+            rows.append(row)
+            urls.append(url)
+            kinds.append(kind)
+            seen.add(_comparable(url))
     distinct = dict.fromkeys(urls)
     hosts = {url: host_of(url) for url in distinct}
     repos = {url: repo_of(url) for url in distinct}
