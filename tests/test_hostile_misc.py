@@ -386,3 +386,38 @@ def test_library_show_prints_no_terminal_controls(
     assert "Title" in out and "evil.exe" in out and "note" in out
     for bad in ("\x1b", "\x00", "\x07", "\u202e"):
         assert bad not in out
+
+
+@pytest.mark.parametrize("kind", ["a library", "a foreign file"])
+def test_the_library_page_never_shows_the_server_path(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.library import Library
+
+    folder = tmp_path / "srv-secret-folder"
+    folder.mkdir()
+    path = folder / "library.sqlite"
+    if kind == "a library":
+        Library.open(path).close()
+    else:
+        _foreign(path)
+    monkeypatch.setenv("PAPER_DASHBOARD_LIBRARY", str(path))
+    monkeypatch.delenv("PAPER_DASHBOARD_CORPUS", raising=False)
+    monkeypatch.setattr("sys.argv", ["app.py"])
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=180)
+    at.switch_page("src/dashboard/app_pages/library.py")
+    at.run()
+    assert not at.exception
+    shown = "\n".join(
+        str(getattr(element, "value", ""))
+        for kind_ in ("caption", "warning", "markdown", "error")
+        for element in at.get(kind_)
+    )
+    assert "srv-secret-folder" not in shown and str(tmp_path) not in shown
+    assert (
+        ("Kept on this server" in shown)
+        if kind == "a library"
+        else ("not a Paper Dashboard library" in shown)
+    )

@@ -12,7 +12,7 @@ current = library_ui.store()
 if current.library is None:
     library_ui.unavailable(current)
     st.stop()
-st.caption(f"Kept in {current.location.label}.")
+st.caption(library_ui.where_kept(current.location))
 library_ui.notice()
 
 name = library_ui.lists_section(view, current.library)

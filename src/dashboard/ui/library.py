@@ -56,6 +56,27 @@ class Store:
         return str(self.library.path) if self.library.path else f"session-{id(self.library)}"
 
 
+def for_visitors(error: object) -> str:
+    """A library message as a visitor may read it: the server's file path (as given and resolved, and
+    its folder) replaced by "the library file", which is all a visitor needs to know."""
+    text = str(error)
+    where = location()
+    if where.path is not None:
+        for shown in sorted({str(where.path), str(where.path.expanduser().resolve())}, key=len, reverse=True):
+            text = text.replace(shown, "the library file")
+        for folder in {str(where.path.parent), str(where.path.expanduser().resolve().parent)}:
+            if len(folder) > 1:
+                text = text.replace(folder, "the library's folder")
+    return text
+
+
+def where_kept(where: Location) -> str:
+    """Where the lists are kept, for the page: never the server's path."""
+    if where.mode == "session":
+        return "Kept for this browser session only."
+    return "Kept on this server, between visits."
+
+
 def location() -> Location:
     """Where this server keeps the library (command line, environment, default)."""
     return library.location_from(sys.argv[1:], os.environ)
@@ -84,8 +105,8 @@ def store() -> Store:
         return Store(
             None,
             where,
-            f"The library is not available: {error}. Lists cannot be shown or changed until it is fixed; "
-            "every other page works.",
+            f"The library is not available: {for_visitors(error)}. Lists cannot be shown or changed until "
+            "it is fixed; every other page works.",
         )
 
 
@@ -94,7 +115,7 @@ def _done(action: Callable[[], object]) -> bool:
     try:
         action()
     except LibraryError as error:
-        st.session_state[keys.LIBRARY_NOTICE] = f"The library could not do that: {error}"
+        st.session_state[keys.LIBRARY_NOTICE] = f"The library could not do that: {for_visitors(error)}"
         return False
     return True
 
@@ -104,7 +125,7 @@ def _safely(action: Callable[[], Any], fallback: Any = None) -> Any:
     try:
         return action()
     except LibraryError as error:
-        st.session_state[keys.LIBRARY_NOTICE] = f"The library could not do that: {error}"
+        st.session_state[keys.LIBRARY_NOTICE] = f"The library could not do that: {for_visitors(error)}"
         return fallback
 
 
@@ -138,7 +159,7 @@ def resolved(current: Store, digest: str, papers: pd.DataFrame, analysis: Any = 
     try:
         return _resolved(digest, current.cache_key, lib.revision(), lib, _lookup(digest, papers, positions))
     except LibraryError as error:
-        st.session_state[keys.LIBRARY_NOTICE] = f"The library could not be read: {error}"
+        st.session_state[keys.LIBRARY_NOTICE] = f"The library could not be read: {for_visitors(error)}"
         return None
 
 
