@@ -441,3 +441,31 @@ def test_paper_copilot_repositories_from_the_github_field_are_links(corpora_dir:
         if (row, url) not in listed and (row, links.repo_of(url)) not in listed
     ]
     assert not missing  # every repository a record names is among the paper's links
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "row_px"),
+    [
+        ("EgoTactile, EgoPressureFormer, EgoPressureDiff", 130, 76),
+        ("Out-of-Distribution generalization for quantization-aware training of transformers", 90, 76),
+        ("Learning theory, Representation learning, Generative models, Probabilistic methods", 110, 76),
+        ("short", 90, 76),
+        ("", 90, 76),
+        ("x" * 500, 60, 40),
+    ],
+)
+def test_fit_cell_never_breaks_a_word_nor_cuts_without_an_ellipsis(
+    text: str, width: int, row_px: int
+) -> None:
+    fitted = tables.fit_cell(text, width, row_px)
+    per_line = int((width - tables.CELL_PADDING_PX) / tables.CHAR_PX)
+    assert all(len(word) <= per_line for word in fitted.split())  # no word the grid would break
+    # Greedy wrapping, as the grid wraps, stays within the row's lines.
+    lines, used = 1, 0
+    for word in fitted.split():
+        if used and used + 1 + len(word) > per_line:
+            lines, used = lines + 1, 0
+        used += len(word) + (1 if used else 0)
+    assert lines <= row_px // tables.LINE_PX
+    if fitted != " ".join(text.split()):
+        assert fitted.endswith("…") or "…" in fitted  # whatever is cut says so

@@ -757,6 +757,13 @@ def selectable_papers(
     # A corpus whose source counts citations can be sorted by them: the table shows them too.
     if "citations" in table.columns and "citations" in sortable_columns(view):
         display["citations"] = table["citations"].to_numpy()
+    config = paper_column_config(display.columns)
+    # Text cut to the cell at the narrowest window (1024 px), at a word and with "…": the grid would
+    # break a long word mid-word and cut the last line without a sign.
+    for column in FITTED_COLUMNS:
+        if column in display.columns:
+            width = int(config[column]["width"])
+            display[column] = [tables.fit_cell(str(t), width, WRAPPED_ROW_PX) for t in display[column]]
     # A new key for every filter state and order, so a stale row number never opens the wrong paper.
     table_key = f"{key}.{view.filters.slug()}"
     ids = tuple(str(i) for i in table["id"])
@@ -770,10 +777,12 @@ def selectable_papers(
         height=height or table_height(len(display), row_px=WRAPPED_ROW_PX),
         row_height=WRAPPED_ROW_PX,
         placeholder=MISSING,
-        column_config=paper_column_config(display.columns),
+        column_config=config,
     )
     return [ids[r] for r in selected_rows(table_key, len(ids))]
 
+
+FITTED_COLUMNS: tuple[str, ...] = ("title", "authors", "method_names", "topic", "areas", "venue", "match")
 
 # How a keyboard user opens a paper from the table (the grid draws on a canvas and says nothing).
 TABLE_KEYBOARD_HINT = (
@@ -803,7 +812,7 @@ SELECTABLE_COLUMNS: tuple[str, ...] = (*PAPER_COLUMNS, "id", "venue", "year", "c
 # takes what the other columns shown leave, never less than TITLE_WIDTH (a corpus with every column,
 # authors and venues too, scrolls sideways at 1024 px; it fits at 1280). Methods and areas get room for
 # one long word a line ("EgoPressureFormer", "Representation"): a narrower column broke them mid-word.
-GRID_WIDTH = 636
+GRID_WIDTH = 620  # at 1024 px the main column leaves 676 px, less a scrollbar and the grid border
 TITLE_WIDTH = 200
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH),

@@ -696,3 +696,46 @@ def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Seq
     """
     present = [c for c in columns if c in papers.columns]
     return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]
+
+
+# The grid's text: about this many pixels a character (Source Sans at 14 px, wide letters counted in),
+# this many a line, and its cell padding. Estimates on the safe side: a cell is cut a little early
+# rather than broken inside a word.
+CHAR_PX = 7.4
+LINE_PX = 18
+CELL_PADDING_PX = 18
+
+
+def fit_cell(text: str, width_px: int, row_px: int) -> str:
+    """``text`` cut to what a grid cell ``width_px`` wide and ``row_px`` tall shows, at a word, with "…".
+
+    The grid wraps a cell's text itself, and breaks a word longer than the cell mid-word
+    ("quantizatio / n") and cuts text past the row's last line with no sign: a word too long for a line
+    ends in "…" instead, and so does text past the last line.
+
+    >>> fit_cell("EgoTactile, EgoPressureFormer, EgoPressureDiff", 130, 76)
+    'EgoTactile, EgoPressureFo…, EgoPressureDiff'
+    >>> fit_cell("a " * 80, 100, 40)
+    'a a a a a a a a a a a…'
+    """
+    per_line = max(4, int((width_px - CELL_PADDING_PX) / CHAR_PX))
+    lines = max(1, row_px // LINE_PX)
+    shown: list[str] = []
+    line, used = 0, 0  # the line being filled, and its characters so far
+    for word in str(text).split():
+        if len(word) > per_line:
+            core = word.rstrip(",;:.")
+            tail = word[len(core) :]
+            word = core[: per_line - 1 - len(tail)] + "…" + tail
+        full = used
+        if used and used + 1 + len(word) > per_line:
+            line, used = line + 1, 0
+        if line >= lines:  # past the last line: the last line ends in "…", with room for it
+            if full + 1 > per_line and len(shown) > 1:
+                shown.pop()
+            last = shown[-1].rstrip(",;:.")
+            shown[-1] = last if last.endswith("…") else last[: per_line - 1] + "…"
+            break
+        shown.append(word)
+        used += len(word) + (1 if used else 0)
+    return " ".join(shown)
