@@ -698,12 +698,28 @@ def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Seq
     return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]
 
 
-# The grid's text: about this many pixels a character (Source Sans at 14 px, wide letters counted in),
-# this many a line, and its cell padding. Estimates on the safe side: a cell is cut a little early
-# rather than broken inside a word.
-CHAR_PX = 7.4
+# The grid's text (Source Sans, 14 px): a width per kind of letter, on the safe side, so a cell is cut
+# a little early rather than broken inside a word; and its line height and cell padding.
+_NARROW, _WIDE = frozenset("iljtfrI.,;:'!|()[] -·"), frozenset("mwMW@%")
 LINE_PX = 18
-CELL_PADDING_PX = 18
+CELL_PADDING_PX = 17
+
+
+def text_px(text: str) -> float:
+    """About how many pixels ``text`` takes in a grid cell."""
+    return sum(
+        3.8 if c in _NARROW else 10.8 if c in _WIDE else 9.2 if c.isupper() else 7.0 if c.isdigit() else 6.5
+        for c in text
+    )
+
+
+def _cut(word: str, room: float) -> str:
+    """``word`` cut to fit ``room`` pixels with its "…" (and any comma after it)."""
+    core = word.rstrip(",;:.")
+    tail = word[len(core) :]
+    while core and text_px(core + "…" + tail) > room:
+        core = core[:-1]
+    return core + "…" + tail
 
 
 def fit_cell(text: str, width_px: int, row_px: int) -> str:
@@ -714,28 +730,27 @@ def fit_cell(text: str, width_px: int, row_px: int) -> str:
     ends in "…" instead, and so does text past the last line.
 
     >>> fit_cell("EgoTactile, EgoPressureFormer, EgoPressureDiff", 130, 76)
-    'EgoTactile, EgoPressureFo…, EgoPressureDiff'
+    'EgoTactile, EgoPressureFor…, EgoPressureDiff'
     >>> fit_cell("a " * 80, 100, 40)
-    'a a a a a a a a a a a…'
+    'a a a a a a a a a a a a a a…'
     """
-    per_line = max(4, int((width_px - CELL_PADDING_PX) / CHAR_PX))
+    room = (width_px - CELL_PADDING_PX) * 0.92  # the widths above are averages: keep a margin
     lines = max(1, row_px // LINE_PX)
+    space = text_px(" ")
     shown: list[str] = []
-    line, used = 0, 0  # the line being filled, and its characters so far
+    line, used = 0, 0.0  # the line being filled, and its pixels so far
     for word in str(text).split():
-        if len(word) > per_line:
-            core = word.rstrip(",;:.")
-            tail = word[len(core) :]
-            word = core[: per_line - 1 - len(tail)] + "…" + tail
+        if text_px(word) > room:
+            word = _cut(word, room)
         full = used
-        if used and used + 1 + len(word) > per_line:
-            line, used = line + 1, 0
+        if used and used + space + text_px(word) > room:
+            line, used = line + 1, 0.0
         if line >= lines:  # past the last line: the last line ends in "…", with room for it
-            if full + 1 > per_line and len(shown) > 1:
+            if full + text_px("…") > room and len(shown) > 1:
                 shown.pop()
             last = shown[-1].rstrip(",;:.")
-            shown[-1] = last if last.endswith("…") else last[: per_line - 1] + "…"
+            shown[-1] = last if last.endswith("…") else last + "…"
             break
         shown.append(word)
-        used += len(word) + (1 if used else 0)
+        used += text_px(word) + (space if used else 0)
     return " ".join(shown)
