@@ -24,7 +24,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 COUNT = re.compile(r"([\d,]+) of ([\d,]+) papers")
 PAGES = {"Overview": "overview", "Papers": "papers", "Topics": "topics", "Terms": "terms", "Trends": "trends",
-         "Links & code": "links", "Compare": "compare", "Library": "library"}  # fmt: skip
+         "Reviews": "reviews", "Links & code": "links", "Compare": "compare", "Library": "library"}  # fmt: skip
 
 pytestmark = [
     pytest.mark.browser,

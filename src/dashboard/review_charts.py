@@ -142,15 +142,13 @@ def acceptance_bins(bins: pd.DataFrame, cut: float | None) -> go.Figure:
 
 
 def group_bars(table: pd.DataFrame, *, key: str, title: str, limit: int = 30) -> go.Figure:
-    """Mean score per group (`reviews.group_scores`), highest first, with n and the accepted share; a click
-    sets ``key`` (``topic`` or ``area``)."""
+    """Mean score per group (`reviews.group_scores`), highest first, with n on the bar and the accepted
+    share in the hover; a click sets ``key`` (``topic`` or ``area``)."""
     table = (
         table[table["rated"] > 0].sort_values(["rating_mean", "rated"], ascending=[False, False]).head(limit)
     )
-    text = [
-        f"{m:.2f} · n={n:,}" + ("" if np.isnan(s) else f" · {s:.0%} acc.")
-        for m, n, s in zip(table["rating_mean"], table["rated"], table["accept_share"], strict=True)
-    ]
+    text = [f"{m:.2f} ({n:,})" for m, n in zip(table["rating_mean"], table["rated"], strict=True)]
+    shares = ["–" if np.isnan(v) else f"{v:.0%}" for v in table["accept_share"]]
     bars = {
         "type": "bar",
         "orientation": "h",
@@ -160,9 +158,9 @@ def group_bars(table: pd.DataFrame, *, key: str, title: str, limit: int = 30) ->
         "text": text,
         "textposition": "outside",
         "cliponaxis": False,
-        "customdata": np.column_stack([table["key"].to_numpy(), table["rated"], table["papers"]]).tolist(),
-        "hovertemplate": "%{y}<br>mean score %{x:.2f} over %{customdata[1]} rated papers"
-        "<extra>click for the papers</extra>",
+        "customdata": np.column_stack([table["key"].to_numpy(), table["rated"], shares]).tolist(),
+        "hovertemplate": "%{y}<br>mean score %{x:.2f} over %{customdata[1]} rated papers<br>accepted: "
+        "%{customdata[2]} of the decided<extra>click for the papers</extra>",
     }
     high = float(table["rating_mean"].max()) if len(table) else 1.0
     return _figure(
@@ -171,7 +169,7 @@ def group_bars(table: pd.DataFrame, *, key: str, title: str, limit: int = 30) ->
         title=title,
         height=int(max(260, 24 * len(table) + 110)),
         x_title="Mean review score",
-        xaxis={"range": [0, high * 1.45]},
+        xaxis={"range": [0, high * 1.5]},
         yaxis={"autorange": "reversed", "automargin": True},
         bargap=0.3,
     )

@@ -197,19 +197,46 @@ else:
 st.header("Per topic and research area")
 several_years = papers["year"].to_numpy()[in_view & reviews.rated_mask(papers)]
 years = sorted({int(y) for y in several_years if not pd.isna(y)})
-left, right = st.columns(2)
+# Below 1280 px the pair goes one under the other (`markup.STYLE`): half of 1024 px cut the labels.
+left, right = st.container(key=keys.REVIEWS_STACK).columns(2)
+group_columns = {
+    "group": st.column_config.TextColumn("Group", width=180),
+    "rated": st.column_config.NumberColumn("n", width=50, help="Rated papers"),
+    "rating_mean": st.column_config.NumberColumn("Mean score", format="%.2f", width=80),
+    "accept_share": st.column_config.NumberColumn("Accepted", format="percent", width=80),
+}
+
+
+def group_section(table: pd.DataFrame, key: str, title: str) -> None:
+    """The bars of a grouping, then its figures as a table: mean score, accepted share, n."""
+    clickable(review_charts.group_bars(table, key=key, title=title), f"{key}s")
+    # Drawn only once opened (as the Overview's names): a grid in a closed expander still costs a run.
+    every = st.expander(
+        f"Mean score, accepted share and n per {key}",
+        key=f"{keys.REVIEWS_CHART_PREFIX}.{key}.figures",
+        on_change="rerun",
+    )
+    if not every.open:
+        return
+    with every:
+        components.show_table(
+            table[table["rated"] > 0].sort_values("rating_mean", ascending=False),
+            group_columns,
+            visible=8,
+            within=components.HALF_WIDTH_PX - components.EXPANDER_INSET_PX,
+        )
+
+
 if view.analysis is not None:
     by_topic = reviews.group_scores(papers, "topic", view.array_without("topic"), labels=view.topic_names)
     by_topic = by_topic[by_topic["key"] != OUTLIER_TOPIC]
     with left:
         if len(by_topic):
-            clickable(review_charts.group_bars(by_topic, key="topic", title="Mean score per topic"), "topics")
+            group_section(by_topic, "topic", "Mean score per topic")
 by_area = reviews.group_scores(papers, "area", view.array_without("area"))
 with right:
     if len(by_area):
-        clickable(
-            review_charts.group_bars(by_area, key="area", title="Mean score per research area"), "areas"
-        )
+        group_section(by_area, "area", "Mean score per research area")
 if len(years) >= 2:
     by = "topic" if view.analysis is not None else "area"
     per_year = reviews.group_scores(papers, by, in_view, labels=view.topic_names, per_year=True)

@@ -182,3 +182,4 @@ REVIEWS_CLEAR: Final = "reviews.clear_filters"
 REVIEWS_CHART_PREFIX: Final = "reviews.chart"  # + the chart's name
 REVIEWS_TABLE_PREFIX: Final = "reviews.table"  # + the table's name and the filters' slug
 REVIEWS_OPEN_PAPERS: Final = "reviews.open_papers"
+REVIEWS_STACK: Final = STACK_NARROW_PREFIX + "-reviews"  # topic and area charts: stacked below 1280 px
