@@ -335,7 +335,7 @@ def review_pairs(papers: pd.DataFrame, mask: Any = None) -> pd.DataFrame:
     keep = rated_mask(papers, mask)
     if "confidences" not in papers.columns:
         return pd.DataFrame(columns=["position", "rating", "confidence"])
-    rows = []
+    rows: list[tuple[int, float, float]] = []
     for position in np.flatnonzero(keep):
         ratings, confidences = papers["ratings"].iat[position], papers["confidences"].iat[position]
         if _is_list(confidences) and len(confidences) == len(ratings):
@@ -356,6 +356,7 @@ def _group_values(
     papers: pd.DataFrame, by: str, labels: Mapping[int, str] | None
 ) -> tuple[list[tuple[Any, str]], list[list[int]]] | None:
     """(the groups as (value, name), per paper the indexes of its groups); None when the table lacks it."""
+    groups: list[tuple[Any, str]]
     if by == "decision":
         tiers = _tiers(papers)
         groups = [(t, t) for t in DECISION_TIERS]
@@ -472,7 +473,7 @@ def score_bounds(papers: pd.DataFrame) -> dict[str, tuple[float, float]]:
 def scores_line(paper: Mapping[str, Any]) -> str:
     """One paper's scores in words, for its card: ``Review scores 3, 6, 8 (mean 5.67, sd 2.05; scale
     1-10) · confidence 4, 3, 5``."""
-    ratings = paper.get("ratings")
+    ratings: Any = paper.get("ratings")
     if not _is_list(ratings) or not len(ratings):
         return ""
     mean, spread = float(np.mean(ratings)), paper.get("rating_sd")
@@ -485,7 +486,7 @@ def scores_line(paper: Mapping[str, Any]) -> str:
         + (f"; scale {scale}" if scale else "")
         + ")"
     )
-    confidences = paper.get("confidences")
+    confidences: Any = paper.get("confidences")
     if _is_list(confidences) and len(confidences):
         line += f" · confidence {score_text(confidences)}"
     return line
