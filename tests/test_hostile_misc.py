@@ -421,3 +421,53 @@ def test_the_library_page_never_shows_the_server_path(
         if kind == "a library"
         else ("not a Paper Dashboard library" in shown)
     )
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("http://127.0.0.1:8787", "http:// is the dashboard's address"),
+        ("local:100000", "from 1 to"),
+        ("local:0", "from 1 to"),
+        ("tcp://127.0.0.1:99999", "a port from 1 to 65535"),
+        ("tcp://:8786", "a port from 1 to 65535"),
+    ],
+)
+def test_a_bad_dask_address_is_refused_before_anything_starts(
+    address: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dashboard import cli
+
+    (tmp_path / "c.jsonl").write_text(CORPUS_LINES)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["index", str(tmp_path / "c.jsonl"), "--out", str(tmp_path / "idx"), "--dask", address])
+    assert stopped.value.code == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+    assert not (tmp_path / "idx").exists()
+
+
+@pytest.mark.parametrize("answer", [b"", b"SSH-2.0-OpenSSH_9.6\r\n"], ids=["silent web server", "ssh banner"])
+def test_a_service_that_is_not_a_dask_scheduler_is_refused_clearly(answer: bytes) -> None:
+    import socket
+    import threading
+
+    from dashboard import daskbuild
+    from dashboard.index import IndexBuildError
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def serve() -> None:
+        connection, _ = server.accept()
+        with connection:
+            if answer:
+                connection.sendall(answer)
+            connection.recv(1)  # hold the connection until the client goes
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        with pytest.raises(IndexBuildError, match="not a Dask scheduler|no Dask scheduler answered"):
+            daskbuild.probe_scheduler(f"tcp://127.0.0.1:{port}", timeout=1.0)
+    finally:
+        server.close()

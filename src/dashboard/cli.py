@@ -314,10 +314,12 @@ def positive_int(text: str) -> int:
 
 def dask_address(text: str) -> str:
     """argparse type for --dask: ``local:N`` (N at least 1) or a scheduler address such as tcp://host:8786."""
-    if text.startswith("local:"):
-        positive_int(text.removeprefix("local:"))
-    elif "://" not in text and ":" not in text:
-        raise argparse.ArgumentTypeError(f"expected tcp://host:port or local:N, got {text!r}")
+    from dashboard.daskbuild import parse_address  # the one check, also made by the build itself
+
+    try:
+        parse_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--dask {text}: ")) from None
     return text
 
 

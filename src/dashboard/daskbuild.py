@@ -28,6 +28,7 @@ The client prints the cluster's dashboard link and a line as each step's tasks c
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,23 +45,93 @@ from dashboard.index import (
     read_partitions,
 )
 
-__all__ = ["DaskMaps", "parse_address", "start_local_cluster"]
+__all__ = ["DaskMaps", "parse_address", "probe_scheduler", "start_local_cluster"]
 
 RETRIES = 2  # a task that raises is run again this many times (a flaky read of a URL, say)
 
 
+# ``local:N`` starts N processes on this machine: more than a few per core only thrash (each holds its
+# partitions in memory), and a typo of 100000 would fork until the machine stops.
+MAX_LOCAL_WORKERS = max(4, 4 * (os.cpu_count() or 1))
+SCHEMES = ("tcp", "tls")  # a scheduler's address; its dashboard (http://host:8787) is not one
+PROBE_SECONDS = 10.0
+# A Dask scheduler greets a new connection with a handshake message of a few hundred bytes, preceded
+# by its length (8 bytes, little-endian); anything else (a web server's silence, an SSH banner read as
+# a length of exabytes) is not a scheduler, and is refused before Dask's client tries to read it.
+MAX_GREETING_BYTES = 1 << 26
+
+
 def parse_address(address: str) -> tuple[str, int | None]:
-    """``("local", N)`` for ``local:N``, else ``(address, None)`` for a scheduler's address.
+    """``("local", N)`` for ``local:N``, else ``(address, None)`` for a scheduler's ``tcp://host:port``.
+
+    Raises ValueError, saying what is expected, for anything else: N outside 1..`MAX_LOCAL_WORKERS`,
+    another scheme (``http://`` is the dashboard's), no host, a port outside 1..65535.
 
     >>> parse_address("local:2"), parse_address("tcp://10.0.0.5:8786")
     (('local', 2), ('tcp://10.0.0.5:8786', None))
     """
-    if address.startswith("local:"):
-        text = address.removeprefix("local:")
-        if not text.isdigit() or int(text) < 1:
-            raise ValueError(f"--dask {address}: expected local:N with N worker processes, e.g. local:4")
-        return "local", int(text)
-    return address, None
+    text = address.strip()
+    if text.startswith("local:"):
+        count = text.removeprefix("local:")
+        if not (count.isascii() and count.isdigit()) or not 1 <= int(count[:6]) <= MAX_LOCAL_WORKERS:
+            raise ValueError(
+                f"--dask {address}: expected local:N with N from 1 to {MAX_LOCAL_WORKERS} worker processes "
+                "on this machine, e.g. local:4"
+            )
+        return "local", int(count)
+    if "://" not in text and ":" in text:
+        text = f"tcp://{text}"  # host:port, as Dask itself reads it
+    scheme, _, rest = text.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme.lower() not in SCHEMES or not rest:
+        web = scheme.lower() in ("http", "https") and bool(rest)
+        hint = " (http:// is the dashboard's address; the scheduler's is tcp://host:8786)" if web else ""
+        raise ValueError(f"--dask {address}: expected tcp://host:port or local:N{hint}")
+    if (
+        not host.strip("[]")
+        or "/" in rest
+        or not (port.isascii() and port.isdigit())
+        or not 0 < int(port[:6]) < 65536
+    ):
+        raise ValueError(f"--dask {address}: expected tcp://host:port with a port from 1 to 65535")
+    return text, None
+
+
+def probe_scheduler(address: str, timeout: float = PROBE_SECONDS) -> None:
+    """Check that a Dask scheduler answers at ``tcp://host:port`` before Dask's client connects.
+
+    Raises IndexBuildError naming the address when nothing listens, nothing answers, or what answers
+    is not a scheduler's greeting (see `MAX_GREETING_BYTES`). ``tls://`` is only checked for a listener.
+    """
+    import socket
+    import struct
+
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as connection:
+            if scheme.lower() != "tcp":
+                return
+            greeting = b""
+            while len(greeting) < 8:
+                chunk = connection.recv(8 - len(greeting))
+                if not chunk:
+                    break
+                greeting += chunk
+    except TimeoutError:
+        raise IndexBuildError(
+            f"--dask {address}: no Dask scheduler answered within {timeout:.0f} s (is it a scheduler's "
+            "tcp:// address, not its dashboard or another service?)"
+        ) from None
+    except OSError as error:
+        raise IndexBuildError(
+            f"cannot reach the Dask scheduler at {address}: {error.strerror or error}"
+        ) from None
+    if len(greeting) < 8 or struct.unpack("<Q", greeting)[0] > MAX_GREETING_BYTES:
+        raise IndexBuildError(
+            f"--dask {address}: what answers there is not a Dask scheduler (its greeting is not Dask's); "
+            "give the scheduler's tcp://host:port"
+        )
 
 
 def start_local_cluster(n_workers: int) -> Any:
@@ -102,8 +173,13 @@ class DaskMaps:
         self.say = say
         self.retries = retries
         self.token = uuid4().hex[:8]  # task keys unique to this build (a cluster may run several)
-        where, n_workers = parse_address(address)
+        try:
+            where, n_workers = parse_address(address)
+        except ValueError as error:
+            raise IndexBuildError(str(error)) from None
         self.cluster = None
+        if n_workers is None:
+            probe_scheduler(where)
         try:
             if n_workers is not None:
                 self.cluster = start_local_cluster(n_workers)
