@@ -91,3 +91,16 @@ def test_the_opened_paper_shows_its_scores() -> None:
     at = page("papers", {"paper": "pc5"})
     shown = " ".join(str(h.proto.body) for h in at.get("html"))
     assert "Review scores 1, 9, 8 (mean 6.00, sd 3.56)" in shown
+
+
+@pytest.mark.usefixtures("scored")
+def test_filters_that_select_nothing_offer_the_way_back() -> None:
+    at = page("reviews", {"q": "zzzz-no-such-word"})
+    assert any("No papers match" in info.value for info in at.main.info)
+    assert at.main.button(key=keys.REVIEWS_CLEAR).label == "Clear filters"
+
+
+@pytest.mark.usefixtures("scored")
+def test_score_filters_that_leave_no_rated_paper_say_so() -> None:
+    at = page("reviews", {"decision": "withdrawn"})  # pc4: withdrawn, no reviews
+    assert any("None of these papers has a review score" in c.value for c in at.main.caption)
