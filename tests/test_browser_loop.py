@@ -18,7 +18,17 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import pytest
 from server import running_app
-from test_browser import CHROMIUM, SCREENSHOTS, counts, href, no_errors, open_page, query, settle, wait_for_query
+from test_browser import (
+    CHROMIUM,
+    SCREENSHOTS,
+    counts,
+    href,
+    no_errors,
+    open_page,
+    query,
+    settle,
+    wait_for_query,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -100,7 +110,9 @@ def test_filters_follow_every_sidebar_link_back_forward_and_a_reload(app_url: st
     assert path_of(page) == "papers"
     with page.expect_download() as download_info:  # type: ignore[attr-defined]
         page.get_by_role("button", name=re.compile(r"^Download .* as CSV$")).first.click()  # type: ignore[attr-defined]
-    rows = pd.read_csv(io.BytesIO(Path(download_info.value.path()).read_bytes()), dtype=str, keep_default_na=False)
+    rows = pd.read_csv(
+        io.BytesIO(Path(download_info.value.path()).read_bytes()), dtype=str, keep_default_na=False
+    )
     assert len(rows) == shown
     assert rows["topic"].nunique() == 1
     text = rows["title"] + " " + rows["abstract_clean"]
@@ -150,3 +162,26 @@ def test_open_these_papers_goes_to_papers_with_the_counted_filter(
     assert counts(page) == (shown, total)
     grid = page.locator('[data-testid="stDataFrame"] table[role="grid"]').first  # type: ignore[attr-defined]
     assert int(grid.get_attribute("aria-rowcount")) == shown + 1
+
+
+def test_a_column_header_click_does_not_reorder_the_rows_behind_the_caption(
+    app_url: str, browser: object
+) -> None:
+    """One order, said once: the caption names the table's order, and a header click cannot change it.
+
+    The grid draws on a canvas: its rows are compared as pixels, before and after a click on the Title
+    header (which sorted the rows on screen before the header stopped taking clicks).
+    """
+    page = open_page(browser, width=1280)
+    page.goto(f"{app_url}/papers")  # type: ignore[attr-defined]
+    settle(page)
+    box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()  # type: ignore[attr-defined]
+    rows = {"x": box["x"] + 40, "y": box["y"] + 40, "width": box["width"] - 60, "height": 200}
+    page.mouse.move(box["x"] + box["width"] + 30, box["y"] - 30)  # type: ignore[attr-defined]
+    page.wait_for_timeout(800)  # type: ignore[attr-defined]
+    before = page.screenshot(clip=rows)  # type: ignore[attr-defined]
+    page.mouse.click(box["x"] + 120, box["y"] + 18)  # type: ignore[attr-defined]  # the Title header
+    page.mouse.move(box["x"] + box["width"] + 30, box["y"] - 30)  # type: ignore[attr-defined]
+    page.wait_for_timeout(1500)  # type: ignore[attr-defined]
+    assert page.screenshot(clip=rows) == before  # type: ignore[attr-defined]
+    assert "in corpus order" in page.locator('[data-testid="stMain"]').inner_text()  # type: ignore[attr-defined]
