@@ -206,7 +206,7 @@ def test_the_opened_paper_offers_compare_and_a_link(seeds: pd.DataFrame) -> None
     paper = str(seeds["id"].iloc[3])
     at = ok(app("papers", {"paper": paper, "q": "diffusion"}))
     link = [c.value for c in at.main.code]
-    assert link == [f"/papers?paper={paper}&q=diffusion"]  # no browser address under AppTest
+    assert link == [f"/papers?q=diffusion&paper={paper}"]  # no browser address under AppTest
     at.button(key=f"{keys.PAPERS_COMPARE}.{paper}").click().run()
     ok(at)
     assert at.query_params.get("cmp") in (paper, [paper])
