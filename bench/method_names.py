@@ -34,7 +34,7 @@ def main() -> None:
     started = time.perf_counter()
     meanings = extract.name_meanings(papers["abstract_clean"], papers["method_names"])
     seconds = time.perf_counter() - started
-    by_meaning = collections.Counter(m for names in meanings for m in set(names))
+    by_meaning = collections.Counter(extract.meaning_label(m) for names in meanings for m in set(names))
     long_forms: dict[str, set[str]] = collections.defaultdict(set)
     for names in meanings:
         for meaning in names:

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.extract import datasets, derived_title, load_dataset_names, method_names, name_meanings
+from dashboard.extract import (
+    datasets,
+    derived_title,
+    load_dataset_names,
+    meaning_label,
+    method_names,
+    name_meanings,
+)
 from dashboard.text import clean_markup
 
 METHOD_NAMES = [
@@ -416,26 +423,80 @@ def test_seed_method_names(seeds_dir: Path) -> None:
             [["MAD"], ["MAD"], ["MAD"]],
             [["MAD (Multi-Agent Debate)"]] * 3,
         ),
-        # a paper that does not spell the name out joins its one known meaning...
-        (
-            ["Graph Echo Machine (GEM) is new.", "We build on GEM for speed."],
-            [["GEM"], ["GEM"]],
-            [["GEM (Graph Echo Machine)"], ["GEM (Graph Echo Machine)"]],
-        ),
-        # ...but not when the corpus knows several
-        (
-            ["Graph Echo Machine (GEM).", "Generic Episodic Memory (GEM).", "We use GEM."],
-            [["GEM"], ["GEM"], ["GEM"]],
-            [["GEM (Graph Echo Machine)"], ["GEM (Generic Episodic Memory)"], ["GEM"]],
-        ),
         # a name only one paper uses is left as it is; names without a long form too
         (["We propose FooNet (Frozen Object Network)."], [["FooNet"]], [["FooNet"]]),
-        (["We propose VAST.", "VAST again."], [["VAST"], ["VAST"]], [["VAST"], ["VAST"]]),
         ([float("nan"), "x"], [[], []], [[], []]),
     ],
 )
 def test_name_meanings(texts: list, names: list[list[str]], expected: list[list[str]]) -> None:
     assert name_meanings(texts, names) == expected
+
+
+def _rows(texts: list, names: list[list[str]]) -> dict[str, int]:
+    """The Overview's rows of these papers: each meaning as shown, with how many papers it has."""
+    rows: dict[str, int] = {}
+    for meanings in name_meanings(texts, names):
+        for meaning in set(meanings):
+            rows[meaning] = rows.get(meaning, 0) + 1
+    return dict(sorted(((meaning_label(m), n) for m, n in rows.items()), key=lambda r: (-r[1], r[0])))
+
+
+@pytest.mark.parametrize(
+    ("texts", "names", "expected"),
+    [
+        # the same expansion: together
+        (
+            ["Graph Echo Machine (GEM) is new.", "We build a graph echo machine (GEM)."],
+            [["GEM"], ["GEM"]],
+            {"GEM (Graph Echo Machine)": 2},
+        ),
+        # the same acronym with different expansions: apart
+        (
+            ["COpula Multivariate ExTreme (COMET) flows.", "COllaborative METa-learning (COMET) helps."],
+            [["COMET"], ["COMET"]],
+            {"COMET (COpula Multivariate ExTreme)": 1, "COMET (COllaborative METa-learning)": 1},
+        ),
+        # the same acronym with no expansion: apart, even beside a paper that gives one
+        (
+            ["COpula Multivariate ExTreme (COMET) flows.", "We propose COMET for tasks.", "COMET is ours."],
+            [["COMET"], ["COMET"], ["COMET"]],
+            {"COMET": 1, "COMET (COpula Multivariate ExTreme)": 1},  # shown alike (two rows: see below)
+        ),
+        # a widely shared name, used without expansion by many papers: one row of all of them
+        (
+            ["We fine-tune BERT on GLUE.", "Unlike BERT, our model reads.", "BERT-based baselines fail."],
+            [[], ["OurNet"], []],
+            {"BERT (Bidirectional Encoder Representations from Transformers)": 3, "OurNet": 1},
+        ),
+        # ...with its variants, the same expansion spelled out, but not a longer name built on it
+        (
+            ["ResNet-50 backbones.", "Residual Network (ResNet) is used.", "ResNeXt and BERTScore only."],
+            [[], [], []],
+            {"ResNet (Residual Network)": 2},
+        ),
+        # a shared name spelled out as something else is that other meaning
+        (
+            ["We use CLIP.", "Clipped Lipschitz Policy (CLIP) is new.", "CLIP features help."],
+            [[], ["CLIP"], []],
+            {"CLIP (Contrastive Language-Image Pre-training)": 2, "CLIP (Clipped Lipschitz Policy)": 1},
+        ),
+    ],
+)
+def test_names_are_one_row_only_on_evidence(texts: list, names: list[list[str]], expected: dict) -> None:
+    rows = _rows(texts, names)
+    assert rows == expected
+
+
+def test_papers_naming_an_acronym_without_its_long_form_are_rows_of_their_own() -> None:
+    texts = ["COpula Multivariate ExTreme (COMET) flows.", "We propose COMET for tasks.", "COMET is ours."]
+    meanings = name_meanings(texts, [["COMET"], ["COMET"], ["COMET"]])
+    assert len({m for paper in meanings for m in paper}) == 3  # three rows of one paper each
+    assert [meaning_label(m) for paper in meanings[1:] for m in paper] == ["COMET", "COMET"]
+
+
+def test_a_shared_name_is_found_in_papers_that_introduce_nothing() -> None:
+    meanings = name_meanings(["Our ViT baseline.", None, "A ViT (Vision Transformer) study."], [[], [], []])
+    assert meanings == [["ViT (Vision Transformer)"], [], ["ViT (Vision Transformer)"]]
 
 
 @pytest.mark.parametrize(
@@ -448,3 +509,18 @@ def test_name_meanings(texts: list, names: list[list[str]], expected: list[list[
 )
 def test_field_terms_measured_on_the_27k_corpus_are_not_method_names(text: str) -> None:
     assert not {"OT", "BEV", "UCB"} & set(method_names(text))
+
+
+def test_labelled_method_pairs_are_well_formed() -> None:
+    """`bench/method_precision.py` scores the Overview's rows on these hand-labelled pairs."""
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fixtures" / "method_pairs.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) >= 200
+    assert set(rows[0]) == {"name", "paper_id", "row_meaning", "label", "note"}
+    assert {row["label"] for row in rows} == {"0", "1"}
+    assert all(row["row_meaning"].startswith(row["name"]) and row["note"] for row in rows)
+    assert len({(row["row_meaning"], row["paper_id"]) for row in rows}) == len(rows)

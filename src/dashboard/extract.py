@@ -31,7 +31,14 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-__all__ = ["datasets", "derived_title", "load_dataset_names", "method_names", "name_meanings"]
+__all__ = [
+    "datasets",
+    "derived_title",
+    "load_dataset_names",
+    "meaning_label",
+    "method_names",
+    "name_meanings",
+]
 
 # --- method names ------------------------------------------------------------------------------
 
@@ -202,19 +209,87 @@ def method_names(text: str, *, clean: str | None = None) -> list[str]:
     return _unique(name for name in found if name)
 
 
+# Models and methods many papers use as a tool or baseline, with the long form that is their meaning.
+# A paper that names one of these without spelling out another meaning counts as using it: the
+# Overview's table then leads with what papers really share. Short names with more than one common
+# meaning in the field (SAM, MAE, GAT, DP, DINO) are not listed.
+SHARED_NAMES: dict[str, str] = {
+    "BERT": "Bidirectional Encoder Representations from Transformers",
+    "RoBERTa": "Robustly optimized BERT approach",
+    "GPT-2": "OpenAI language model",
+    "GPT-3": "OpenAI language model",
+    "GPT-3.5": "OpenAI language model",
+    "GPT-4": "OpenAI language model",
+    "GPT-4V": "OpenAI vision-language model",
+    "GPT-4o": "OpenAI language model",
+    "ChatGPT": "OpenAI chat model",
+    "CLIP": "Contrastive Language-Image Pre-training",
+    "ResNet": "Residual Network",
+    "ViT": "Vision Transformer",
+    "Swin Transformer": "shifted-window vision transformer",
+    "LLaMA": "Meta language model",
+    "Llama 2": "Meta language model",
+    "T5": "Text-to-Text Transfer Transformer",
+    "BLIP": "Bootstrapping Language-Image Pre-training",
+    "LLaVA": "Large Language and Vision Assistant",
+    "Stable Diffusion": "latent text-to-image diffusion model",
+    "DDPM": "Denoising Diffusion Probabilistic Model",
+    "NeRF": "Neural Radiance Field",
+    "U-Net": "convolutional encoder-decoder network",
+    "YOLO": "You Only Look Once detector",
+    "DETR": "DEtection TRansformer",
+    "Faster R-CNN": "region-based detector",
+    "Mask R-CNN": "region-based instance segmentation",
+    "PointNet": "point cloud network",
+    "SimCLR": "contrastive visual representation learning",
+    "MoCo": "Momentum Contrast",
+    "LoRA": "Low-Rank Adaptation",
+    "PPO": "Proximal Policy Optimization",
+    "DQN": "Deep Q-Network",
+    "SAC": "Soft Actor-Critic",
+    "TD3": "Twin Delayed DDPG",
+    "MAML": "Model-Agnostic Meta-Learning",
+    "AlphaFold": "protein structure prediction model",
+    "XGBoost": "gradient boosted trees",
+    "word2vec": "word embedding model",
+    "GloVe": "Global Vectors for word representation",
+    "Whisper": "OpenAI speech recognition model",
+    "wav2vec 2.0": "self-supervised speech representation model",
+    "EfficientNet": "scaled convolutional network",
+    "MobileNet": "mobile convolutional network",
+    "VGG": "Visual Geometry Group network",
+    "DenseNet": "Densely Connected Convolutional Network",
+    "ConvNeXt": "modernised convolutional network",
+    "GraphSAGE": "inductive graph representation learning",
+    "Adam": "adaptive moment estimation optimizer",
+    "AdamW": "Adam with decoupled weight decay",
+}
+# A shared name as a word: not inside another word, nor the head of a longer name ("ResNet-50" and
+# "BERT-based" count, "BERTScore" and "CLIP-Adapter" do not).
+# (The word start is checked outside the pattern: a lookbehind first keeps the regex engine from
+# skipping ahead to the names' first letters, several times slower.)
+_SHARED_PATTERN = re.compile(
+    r"("
+    + "|".join(re.escape(name) for name in sorted(SHARED_NAMES, key=len, reverse=True))
+    + r")(?:-?\d+[A-Za-z]?)?(?!\w|-[A-Z0-9])"
+)
+
+
 def name_meanings(texts: Iterable[object], names: Iterable[Sequence[str]]) -> list[list[str]]:
     """Each paper's method names, each with the long form its abstract gives: ``MAD (Multi-Agent Debate)``.
 
-    For counting names per meaning: across a large corpus unrelated papers share short acronyms
-    (MAD, CAT, CP), so counting spellings ranks a collision first. A name its abstract spells out
-    ("Multi-Agent Debate (MAD)", "MAD (Multi-Agent Debate)") becomes the name and that long form;
-    long forms are compared ignoring case, hyphens and a final plural ``s``, and written the way
-    most papers write them. A paper that uses a name without spelling it out joins the name's one
-    meaning when the corpus knows exactly one, else stays under the bare name. Only names more than
-    one paper uses are looked up (one paper's name has one meaning): 0.35 s at 27k papers.
-    ``texts`` (one per paper, in order; None where there is no text to read) is read once and never
-    kept: a generator of a large corpus's abstracts holds one chunk of them at a time
-    (`dashboard.index.method_meanings`).
+    Two papers count as naming the same method only when the evidence says so. The same long form
+    is evidence: a name its abstract spells out ("Multi-Agent Debate (MAD)", "MAD (Multi-Agent
+    Debate)") becomes the name and that long form; long forms are compared ignoring case, hyphens
+    and a final plural ``s``, and written the way most papers write them. The same name alone is
+    not: unrelated papers introduce the same short acronym (COMET, MAD, CAT), so a name a paper
+    introduces without spelling it out, used by other papers too, stays apart, one entry per paper
+    (shown as the bare name, `meaning_label`). The exception is a name in `SHARED_NAMES` (BERT,
+    ResNet, CLIP): a paper that names one, introduced or not, counts as using it, with the long form
+    listed there, unless its abstract spells out another. ``texts`` (one per paper, in order; None
+    where there is no text to read) is read once and never kept: a generator of a large corpus's
+    abstracts holds one chunk of them at a time (`dashboard.index.method_meanings`). One pass over
+    the papers: no paper is compared with another.
 
         >>> texts = ["Margin-aware distillation (MAD) works.", "MAD (masking adversarial damage) too."]
         >>> name_meanings(texts, [["MAD"], ["MAD"]])
@@ -227,9 +302,22 @@ def name_meanings(texts: Iterable[object], names: Iterable[Sequence[str]]) -> li
             papers_of[name] = papers_of.get(name, 0) + 1
     long_forms: dict[tuple[str, int], str] = {}  # (name, paper) -> meaning key
     spellings: dict[tuple[str, str], dict[str, int]] = {}  # (name, key) -> long form spelling -> papers
+    shared_of: dict[int, list[str]] = {}  # paper -> the shared names it uses, in order
     for paper, (text, paper_names) in enumerate(zip(texts, names, strict=True)):
-        for name in paper_names:
-            if papers_of[name] < 2 or not isinstance(text, str):
+        if not isinstance(text, str):
+            continue
+        used = list(
+            dict.fromkeys(
+                match.group(1)
+                for match in _SHARED_PATTERN.finditer(text)
+                if not match.start()
+                or not (text[match.start() - 1].isalnum() or text[match.start() - 1] in "-_")
+            )
+        )
+        if used:
+            shared_of[paper] = used
+        for name in [*paper_names, *used]:
+            if (name, paper) in long_forms or (papers_of.get(name, 0) < 2 and name not in SHARED_NAMES):
                 continue
             long_form = _expansion_of(text, name).rstrip("…").strip()
             if not long_form:
@@ -238,23 +326,38 @@ def name_meanings(texts: Iterable[object], names: Iterable[Sequence[str]]) -> li
             long_forms[(name, paper)] = key
             counts = spellings.setdefault((name, key), {})
             counts[long_form] = counts.get(long_form, 0) + 1
-    keys_of: dict[str, list[str]] = {}
-    for name, key in spellings:
-        keys_of.setdefault(name, []).append(key)
     written = {nk: max(counts, key=counts.__getitem__) for nk, counts in spellings.items()}
+    for name, long_form in SHARED_NAMES.items():  # a shared name's meaning as it is listed
+        written[(name, _meaning_key(long_form))] = long_form
     result: list[list[str]] = []
     for paper, paper_names in enumerate(names):
         meanings = []
-        for name in paper_names:
+        for name in dict.fromkeys([*paper_names, *shared_of.get(paper, ())]):
             meaning = long_forms.get((name, paper))
-            if meaning is None and len(keys_of.get(name, ())) == 1:
-                meaning = keys_of[name][0]
-            meanings.append(name if meaning is None else f"{name} ({written[(name, meaning)]})")
+            if meaning is None and name in SHARED_NAMES:
+                meaning = _meaning_key(SHARED_NAMES[name])
+            if meaning is not None:
+                meanings.append(f"{name} ({written[(name, meaning)]})")
+            elif papers_of.get(name, 0) < 2:
+                meanings.append(name)
+            else:
+                meanings.append(f"{name}{_APART}{paper}")  # no evidence it is another paper's method
         result.append(meanings)
     return result
 
 
 _MEANING_SEPARATORS = re.compile(r"[\s\-‐‑–—]+")
+# Between a name and the paper it stands apart for: "COMET⁣17" is paper 17's COMET, shown as "COMET".
+_APART = "\u2063"
+
+
+def meaning_label(meaning: str) -> str:
+    """A `name_meanings` entry as a table shows it: a name kept apart per paper loses its paper number.
+
+    >>> meaning_label("COMET\u206317"), meaning_label("MAD (Multi-Agent Debate)")
+    ('COMET', 'MAD (Multi-Agent Debate)')
+    """
+    return meaning.split(_APART, 1)[0]
 
 
 def _meaning_key(long_form: str) -> str:

@@ -1729,11 +1729,12 @@ def _write_index(
 
 
 def method_meanings(papers: pd.DataFrame) -> list[list[str]]:
-    """Each paper's method names per meaning (`extract.name_meanings`), reading the abstracts of the
-    papers that name a method only, a chunk at a time (all of a million at once were 1.5 GB)."""
+    """Each paper's method names per meaning (`extract.name_meanings`), reading the abstracts a chunk
+    at a time (all of a million at once were 1.5 GB): every abstract, for the widely shared names
+    (BERT, ResNet) it uses."""
     names = papers["method_names"]
-    named = np.fromiter(map(bool, names), dtype=bool, count=len(names))
-    return extract.name_meanings(texts_where(papers["abstract_clean"], named), names)
+    every = np.ones(len(names), dtype=bool)
+    return extract.name_meanings(texts_where(papers["abstract_clean"], every), names)
 
 
 def _write_meanings(papers_path: Path, path: Path) -> None:

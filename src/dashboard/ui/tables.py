@@ -18,6 +18,8 @@ import pandas as pd
 import scipy.sparse as sp
 from pandas.api.types import is_list_like
 
+from dashboard import extract
+
 RELEASED = "released"
 
 
@@ -398,7 +400,9 @@ METHOD_NAMES_SHOWN = 10  # the Overview's table of the most named; every name is
 def method_names_in_view(items: Groups, mask: np.ndarray, titles: pd.Series) -> pd.DataFrame:
     """`method_names` of the papers in ``mask`` (``titles``: every paper's).
 
-    ``items`` is ``list_items(papers["method_names"], once_per_row=False)``.
+    ``items`` is ``list_items(papers["method_names"], once_per_row=False)``, or of their meanings
+    (`extract.name_meanings`), whose entries are shown as `extract.meaning_label` gives them: a name
+    kept apart per paper is one row per paper, shown as the bare name.
     """
     rows, codes = items.in_view(mask)
     if not len(codes):
@@ -409,7 +413,9 @@ def method_names_in_view(items: Groups, mask: np.ndarray, titles: pd.Series) -> 
     order = np.argsort(-papers, kind="stable")  # ties stay in name order (the codes' order)
     return pd.DataFrame(
         {
-            "name": np.asarray(items.values.take(codes[starts][order]), dtype=object),
+            "name": np.asarray(
+                [extract.meaning_label(str(v)) for v in items.values.take(codes[starts][order])], dtype=object
+            ),
             "papers": papers[order],
             "title": titles.iloc[rows[starts][order]].to_numpy(),
         }
