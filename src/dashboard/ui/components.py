@@ -782,7 +782,9 @@ def selectable_papers(
     return [ids[r] for r in selected_rows(table_key, len(ids))]
 
 
-FITTED_COLUMNS: tuple[str, ...] = ("title", "authors", "method_names", "topic", "areas", "venue", "match")
+# Not the title: the widest column, whose text is the paper's name as the table and its tests read it
+# (a derived title is already cut short, with "…").
+FITTED_COLUMNS: tuple[str, ...] = ("authors", "method_names", "topic", "areas", "match")
 
 # How a keyboard user opens a paper from the table (the grid draws on a canvas and says nothing).
 TABLE_KEYBOARD_HINT = (
@@ -812,7 +814,7 @@ SELECTABLE_COLUMNS: tuple[str, ...] = (*PAPER_COLUMNS, "id", "venue", "year", "c
 # takes what the other columns shown leave, never less than TITLE_WIDTH (a corpus with every column,
 # authors and venues too, scrolls sideways at 1024 px; it fits at 1280). Methods and areas get room for
 # one long word a line ("EgoPressureFormer", "Representation"): a narrower column broke them mid-word.
-GRID_WIDTH = 620  # at 1024 px the main column leaves 676 px, less a scrollbar and the grid border
+GRID_WIDTH = 636
 TITLE_WIDTH = 200
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "title": st.column_config.TextColumn("Title", width=TITLE_WIDTH),
