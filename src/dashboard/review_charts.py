@@ -16,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.charts import ACCENT, MUTED, figure, safe_label
+from dashboard.reviews import score_text
 
 MAX_POINTS = 1_500  # points drawn per tier (a seeded sample beyond: the box still counts them all)
 
@@ -66,7 +67,11 @@ def tier_strips(rated: pd.DataFrame, tiers: Sequence[str], names: dict[str, str]
                 "y": shown["rating_mean"].to_numpy(),
                 "marker": {"color": ACCENT, "size": 6, "opacity": 0.55},
                 "customdata": np.column_stack(
-                    [shown["id"].to_numpy(), [safe_label(t, 70) for t in shown["title"]], shown["scores"]]
+                    [
+                        shown["id"].to_numpy(),
+                        [safe_label(t, 70) for t in shown["title"]],
+                        [score_text(r) for r in shown["ratings"]],
+                    ]
                 ).tolist(),
                 "hovertemplate": "%{customdata[1]}<br>mean %{y:.2f} · scores %{customdata[2]}"
                 "<extra>click to list it</extra>",
@@ -187,7 +192,11 @@ def confidence_scatter(rated: pd.DataFrame) -> go.Figure:
         "y": rows["confidence_mean"].to_numpy(),
         "marker": {"color": ACCENT, "size": 7, "opacity": 0.5},
         "customdata": np.column_stack(
-            [rows["id"].to_numpy(), [safe_label(t, 70) for t in rows["title"]], rows["scores"]]
+            [
+                rows["id"].to_numpy(),
+                [safe_label(t, 70) for t in rows["title"]],
+                [score_text(r) for r in rows["ratings"]],
+            ]
         ).tolist(),
         "hovertemplate": "%{customdata[1]}<br>mean score %{x:.2f}, confidence %{y:.2f}<br>scores "
         "%{customdata[2]}<extra>click to list it</extra>",

@@ -86,7 +86,7 @@ def papers_table(table: pd.DataFrame, name: str) -> None:
         {
             "title": table["title"],
             "decision": table["decision"],
-            "scores": table["scores"],
+            "scores": table["scores"] if "scores" in table else table["ratings"].map(reviews.score_text),
             "rating_mean": table["rating_mean"],
             "rating_sd": table["rating_sd"],
         }
