@@ -3,16 +3,20 @@
 A *vector space* (the `VectorSpace` protocol) is fitted on the corpus once and then answers two
 questions: the vectors of the papers (L2-normalised rows, one per paper, dense or sparse) and the
 vector of a free text (one row, normalised the same way). `nearest` does the rest: cosine top-k
-among the allowed papers. Two spaces are built in, both from what the analysis already holds:
+among the allowed papers. Three spaces are built in:
 
 - `TfidfSpace`: the topic model's TF-IDF rows (title + abstract, 1-2-word terms, sublinear tf, idf,
   stop words dropped); a text is vectorised with the same analyser, vocabulary and idf;
 - `LsaSpace`: the model's LSA vectors (a truncated SVD of those rows); a text is folded in through
   ``V``, recovered once from the stored vectors as the unit-length columns of ``X^T L`` (exact when
-  ``L = X V``; the rows of ``L`` are normalised, so it is a close approximation).
+  ``L = X V``; the rows of ``L`` are normalised, so it is a close approximation);
+- `HybridSpace`: a weighted sum of a word-level TF-IDF cosine over every word of the corpus (the
+  model's TF-IDF drops words seen once, which are what finds one paper from a text of its own) and
+  the LSA cosine (which finds papers on the same subject in other words).
 
-Which one the app uses is chosen by measurement (``bench/search_quality.py``, precision@10 that a
-paper's neighbours share its OpenReview primary area on ICLR 1k; see the README): `DEFAULT_SPACE`.
+Which one the app uses is chosen by measurement (``bench/search_quality.py``: MRR@10 of finding a
+paper from its OpenReview TL;DR and precision@10 that a paper's neighbours share its OpenReview
+primary area, on ICLR 1k, and MRR@10 from half an abstract at 27k; see the README): `DEFAULT_SPACE`.
 
 **Plugging in another space** (an embedding model): write a class with ``name``, ``label``,
 ``paper_vectors()`` and ``text_vector(text)`` as below, fitted once per corpus (for an index, store
@@ -40,7 +44,11 @@ from dashboard.filters import MAX_LIKE_CHARS
 from dashboard.tokens import Analyzer
 
 MAX_LIKE_TEXT = MAX_LIKE_CHARS  # characters of a free text kept (URL key ``liketext``)
-DEFAULT_SPACE = "lsa"  # precision@10 0.279 against TF-IDF's 0.254 on ICLR 1k (README)
+# Chosen by bench/search_quality.py (README): the hybrid finds a paper from a text of its own as well
+# as plain TF-IDF does, and its neighbours share an area as often as LSA's do.
+DEFAULT_SPACE = "hybrid"
+# Share of the lexical cosine in the hybrid's score (the rest is LSA's), tuned on ICLR 1k TL;DRs.
+LEXICAL_WEIGHT = 0.7
 
 Vectors: TypeAlias = Any  # np.ndarray or sp.csr_matrix: rows are papers
 
@@ -145,6 +153,67 @@ class LsaSpace:
         return _normalise(np.asarray(row @ self.directions()))
 
 
+@dataclass
+class StackedVectors:
+    """Rows of two spaces side by side (weighted so a row stays unit length), without copying the
+    dense part into a sparse matrix: ``vectors @ column`` and ``vectors[row]`` as `nearest` needs."""
+
+    lexical: sp.csr_matrix  # already scaled by sqrt(weight)
+    dense: np.ndarray  # already scaled by sqrt(1 - weight)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """papers x (terms + dims)."""
+        return (self.lexical.shape[0], self.lexical.shape[1] + self.dense.shape[1])
+
+    def __getitem__(self, row: int) -> sp.csr_matrix:
+        return sp.csr_matrix(sp.hstack([self.lexical[row], sp.csr_matrix(self.dense[row : row + 1])]))
+
+    def __matmul__(self, column: Any) -> np.ndarray:
+        split = self.lexical.shape[1]
+        column = sp.csr_matrix(column)
+        lexical = np.asarray((self.lexical @ column[:split]).toarray()).ravel()
+        dense = self.dense @ np.asarray(column[split:].toarray()).ravel()
+        return (lexical + dense).reshape(-1, 1)
+
+
+@dataclass
+class HybridSpace:
+    """A weighted sum of two cosines: every word of the corpus (TF-IDF, no frequency floor, so a
+    paper's rare names find it) and LSA (so its neighbours share a subject, not only words).
+
+    Rows are ``[sqrt(w) * lexical, sqrt(1 - w) * lsa]``: a dot product of two rows is
+    ``w * cos_lexical + (1 - w) * cos_lsa``, and `nearest` needs nothing new.
+    """
+
+    vectorizer: Any  # a fitted scikit-learn TfidfVectorizer over the papers' texts
+    lexical: sp.csr_matrix  # its L2-normalised rows
+    lsa_space: LsaSpace
+    weight: float = LEXICAL_WEIGHT
+    name: str = "hybrid"
+    label: str = "TF-IDF + LSA"
+    _vectors: StackedVectors | None = field(default=None, repr=False)
+
+    def paper_vectors(self) -> Vectors:
+        """The papers' stacked rows (unit length unless a part is empty)."""
+        if self._vectors is None:
+            lsa = np.asarray(self.lsa_space.paper_vectors(), dtype=np.float64)
+            self._vectors = StackedVectors(
+                sp.csr_matrix(self.lexical * np.sqrt(self.weight)), lsa * np.sqrt(1.0 - self.weight)
+            )
+        return self._vectors
+
+    def text_vector(self, text: str) -> Vectors:
+        """The text's stacked row; all zeros when it shares no word with the corpus."""
+        lexical = _normalise(self.vectorizer.transform([text]))
+        if lexical.nnz == 0:
+            return sp.csr_matrix((1, self.paper_vectors().shape[1]), dtype=np.float64)
+        lsa = np.asarray(self.lsa_space.text_vector(text), dtype=np.float64)
+        return sp.csr_matrix(
+            sp.hstack([lexical * np.sqrt(self.weight), sp.csr_matrix(lsa * np.sqrt(1.0 - self.weight))])
+        )
+
+
 def tfidf_space(analysis: Any) -> TfidfSpace:
     """The TF-IDF space of an `Analysis` (raw files' fitted model or an index's stored one)."""
     model = analysis.model
@@ -160,6 +229,27 @@ def lsa_space(analysis: Any) -> LsaSpace:
     return LsaSpace(tfidf_space(analysis), np.asarray(analysis.model.lsa_))
 
 
+def lexical_vectorizer() -> Any:
+    """The hybrid's word space: scikit-learn's English stop words, every other word kept."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(stop_words="english", dtype=np.float32)
+
+
+def hybrid_space(analysis: Any, weight: float = LEXICAL_WEIGHT) -> HybridSpace:
+    """The hybrid space of an `Analysis`: a word-level TF-IDF fitted now on the papers' texts (title
+    and abstract), mixed with the model's LSA."""
+    from dashboard.analysis import paper_texts
+
+    vectorizer = lexical_vectorizer()
+    try:
+        lexical = vectorizer.fit_transform(paper_texts(analysis.papers))
+    except ValueError:  # no word survives (empty texts, or only stop words): no paper has a word
+        vectorizer = lexical_vectorizer().set_params(stop_words=None).fit(["nothing"])
+        lexical = sp.csr_matrix((len(analysis.papers), 1), dtype=np.float32)
+    return HybridSpace(vectorizer, sp.csr_matrix(lexical), lsa_space(analysis), weight)
+
+
 def embedding_space(analysis: Any) -> VectorSpace:
     """The sentence-embedding space of the ``[semantic]`` extra (`dashboard.semantic`): the vectors an
     index built with ``--semantic`` holds, else every paper's text encoded now (about 9 papers per
@@ -173,11 +263,15 @@ def embedding_space(analysis: Any) -> VectorSpace:
     return semantic.EmbeddingSpace.of_texts(paper_texts(analysis.papers))
 
 
-SPACES: dict[str, Callable[[Any], VectorSpace]] = {"tfidf": tfidf_space, "lsa": lsa_space}
+SPACES: dict[str, Callable[[Any], VectorSpace]] = {
+    "tfidf": tfidf_space,
+    "lsa": lsa_space,
+    "hybrid": hybrid_space,
+}
 
 
 # Each space's name for people, known without building the space (which takes seconds at 1M papers).
-LABELS: dict[str, str] = {"tfidf": TfidfSpace.label, "lsa": LsaSpace.label}
+LABELS: dict[str, str] = {"tfidf": TfidfSpace.label, "lsa": LsaSpace.label, "hybrid": HybridSpace.label}
 
 
 def _register_semantic() -> None:
