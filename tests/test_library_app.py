@@ -197,9 +197,8 @@ def test_a_corrupt_library_file_switches_the_feature_off_and_is_untouched(tmp_pa
     for page in ("papers", "topics", "library"):
         ok(app(page, {"list": "x"} if page == "papers" else None))
     warning = ok(app("library")).warning[0].value
-    assert "not a database" in warning and str(path).replace("/", "") in warning.replace("\\", "").replace(
-        "/", ""
-    )
+    assert "not a database" in warning and "the library file" in warning
+    assert str(path.parent.name) not in warning  # a visitor is never shown the server's path
     assert path.read_bytes() == before
 
 

@@ -67,7 +67,7 @@ def for_visitors(error: object) -> str:
         for folder in {str(where.path.parent), str(where.path.expanduser().resolve().parent)}:
             if len(folder) > 1:
                 text = text.replace(folder, "the library's folder")
-    return text
+    return text.replace("the library the library file", "the library file")
 
 
 def where_kept(where: Location) -> str:
