@@ -96,7 +96,10 @@ if TYPE_CHECKING:  # building needs scikit-learn; opening an index does not (a f
     from dashboard.topics import TopicModel
 
 FORMAT = "paper-dashboard-index"
-FORMAT_VERSION = 1
+# 2: code statuses as authors write links ("stated", shortened links) and method names per meaning;
+# an index of version 1 holds the old ones, so it is refused with "rebuild it" (and the disk cache,
+# keyed on this version, builds anew).
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 TREE_FILE = "topic_tree.npz"
 MEANINGS_FILE = "method_meanings.arrow"
