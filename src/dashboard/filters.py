@@ -425,8 +425,8 @@ class Filters:
         if self.like:
             parts.append(f"papers like {self.like}")
         elif self.liketext:
-            shown = self.liketext if len(self.liketext) <= 40 else self.liketext[:39] + "…"
-            parts.append(f'papers like "{shown}"')
+            start = self.liketext if len(self.liketext) <= 40 else self.liketext[:39] + "…"
+            parts.append(f'papers like "{start}"')
         return " · ".join(parts) if parts else "no filters"
 
     def slug(self, max_length: int = 80) -> str:
