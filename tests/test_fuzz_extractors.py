@@ -36,14 +36,6 @@ from dashboard.extract import datasets
 LIMIT = 1.0  # CPU seconds per call on 100,000 characters
 
 EXTRACTORS = extractors()
-# links.py is made linear by its own owner (issue 56), and is being changed meanwhile: its URL
-# classifiers still missed the bound on texts full of dots (hosts "a.a.a...", "A.A.A...", "e.g. A ...").
-LINKS_ELSEWHERE = pytest.mark.xfail(strict=False, reason="links.py owned elsewhere")
-LINKS_SLOW_ON_DOTS = (
-    "dashboard.links.link_kind",
-    "dashboard.links.is_shortener",
-    "dashboard.links.resolve_shortened",
-)
 
 
 def _cpu_seconds(call: object, text: str) -> float:
@@ -56,11 +48,7 @@ def _cases() -> list[object]:
     cases = []
     for name in sorted(EXTRACTORS):
         for shape in PAYLOADS:
-            slow = name in LINKS_SLOW_ON_DOTS and "." in PAYLOADS[shape]
-            marks = [LINKS_ELSEWHERE] if slow else []
-            cases.append(
-                pytest.param(name, shape, marks=marks, id=f"{name.removeprefix('dashboard.')}-{shape}")
-            )
+            cases.append(pytest.param(name, shape, id=f"{name.removeprefix('dashboard.')}-{shape}"))
     return cases
 
 

@@ -467,12 +467,19 @@ _CODE_TABLE, _DATA_TABLE, _PAPER_TABLE, _OTHER_TABLE, _SHORTENER_TABLE = (
 )
 
 
+MAX_HOST_CHARS = 253
+
+
 def _matches(host: str, path: str, table: dict[str, tuple[str, ...]]) -> bool:
     """Whether ``host`` (or a parent domain of it) and ``path`` fall under a pattern of ``table``.
 
     A lookup per label of the host, not a scan of every pattern: the cost of a link must not grow
     with the lists (a hostile text holds thousands of links).
     """
+    # A host name has at most 253 characters (RFC 1035), and a table's keys are its last labels: a longer
+    # "host" (a hostile text's "a.a.a...") is looked up by its last 253 characters, not label by label
+    # over all of it (each step copied the rest: quadratic).
+    host = host[-MAX_HOST_CHARS:]
     while host:
         for prefix in table.get(host, ()):
             if not prefix or path == prefix or path.startswith(prefix + "/"):
