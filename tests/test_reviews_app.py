@@ -104,3 +104,13 @@ def test_filters_that_select_nothing_offer_the_way_back() -> None:
 def test_score_filters_that_leave_no_rated_paper_say_so() -> None:
     at = page("reviews", {"decision": "withdrawn"})  # pc4: withdrawn, no reviews
     assert any("None of these papers has a review score" in c.value for c in at.main.caption)
+
+
+@pytest.mark.usefixtures("scored")
+def test_per_year_cells_give_the_mean_the_share_accepted_and_the_n() -> None:
+    at = page("reviews")
+    tables = [df.value for df in at.main.dataframe if any(str(c).isdigit() for c in df.value.columns)]
+    assert tables, "a table per group and year where the corpus spans years"
+    cells = [str(v) for column in tables[0].columns if str(column).isdigit() for v in tables[0][column] if v]
+    assert cells and all(" · n=" in cell for cell in cells)
+    assert any("accepted" in cell for cell in cells)

@@ -241,9 +241,18 @@ if len(years) >= 2:
     by = "topic" if view.analysis is not None else "area"
     per_year = reviews.group_scores(papers, by, in_view, labels=view.topic_names, per_year=True)
     per_year = per_year[per_year["rated"] > 0]
-    table = per_year.pivot_table(index="group", columns="year", values="rating_mean")
+    # Each cell: the mean score, the share accepted (where decided) and the rated papers behind them.
+    cells = per_year.assign(
+        cell=[
+            f"{mean:.2f}" + (f" · {share:.0%} accepted" if share == share else "") + f" · n={int(rated)}"
+            for mean, share, rated in zip(
+                per_year["rating_mean"], per_year["accept_share"], per_year["rated"], strict=True
+            )
+        ]
+    )
+    table = cells.pivot(index="group", columns="year", values="cell").fillna("")
     table.columns = [str(c) for c in table.columns]
-    st.markdown(f"**Mean score per {by} and year**")
+    st.markdown(f"**Mean score, share accepted and rated papers per {by} and year**")
     st.dataframe(table.reset_index(), hide_index=True, column_config={"group": by.capitalize()})
 
 # --------------------------------------------------------------------- confidence
