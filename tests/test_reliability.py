@@ -688,7 +688,7 @@ MARKDOWN_TOKENS = (
     "**bold**",
     "&lt;",
 )
-ALLOWED_TAGS = {"div", "span", "mark", "a", "br", "i", "b", "style"}
+ALLOWED_TAGS = {"div", "span", "mark", "a", "br", "i", "b", "style", "ul", "li", "p"}  # lists: the topic list
 UPLOAD_NAME = "../../evil :red[x] <b>$y$.json"
 
 
@@ -955,7 +955,8 @@ def test_upload_limit_is_set_and_shown_and_tracebacks_are_hidden(bundled_corpus:
     config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
     limit_mb = config["server"]["maxUploadSize"]
     assert 0 < limit_mb * MiB <= corpus.MAX_INPUT_BYTES  # an accepted upload is never too big to read
-    assert config["client"]["showErrorDetails"] == "none"  # a crash shows no traceback (tests/test_hostile_misc.py)
+    # A crash shows no traceback (the page itself: tests/test_hostile_misc.py).
+    assert config["client"]["showErrorDetails"] == "none"
     assert config["client"]["showErrorLinks"] is False  # nor links carrying the error to outside hosts
     uploader = _app("overview").sidebar.get("file_uploader")[0]
     assert MessageToDict(uploader.proto)["maxUploadSizeMb"] == limit_mb  # Streamlit states and enforces it
