@@ -48,7 +48,7 @@ MAX_LIKE_TEXT = MAX_LIKE_CHARS  # characters of a free text kept (URL key ``like
 # as plain TF-IDF does, and its neighbours share an area as often as LSA's do.
 DEFAULT_SPACE = "hybrid"
 # Share of the lexical cosine in the hybrid's score (the rest is LSA's), tuned on ICLR 1k TL;DRs.
-LEXICAL_WEIGHT = 0.7
+LEXICAL_WEIGHT = 0.8
 
 Vectors: TypeAlias = Any  # np.ndarray or sp.csr_matrix: rows are papers
 
@@ -230,10 +230,11 @@ def lsa_space(analysis: Any) -> LsaSpace:
 
 
 def lexical_vectorizer() -> Any:
-    """The hybrid's word space: scikit-learn's English stop words, every other word kept."""
+    """The hybrid's word space: scikit-learn's English stop words, every other word kept, and a
+    sublinear tf (a word said five times is not five times the evidence)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    return TfidfVectorizer(stop_words="english", dtype=np.float32)
+    return TfidfVectorizer(stop_words="english", sublinear_tf=True, dtype=np.float32)
 
 
 def hybrid_space(analysis: Any, weight: float = LEXICAL_WEIGHT) -> HybridSpace:
