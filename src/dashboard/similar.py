@@ -248,7 +248,10 @@ def hybrid_space(analysis: Any, weight: float = LEXICAL_WEIGHT) -> HybridSpace:
     except ValueError:  # no word survives (empty texts, or only stop words): no paper has a word
         vectorizer = lexical_vectorizer().set_params(stop_words=None).fit(["nothing"])
         lexical = sp.csr_matrix((len(analysis.papers), 1), dtype=np.float32)
-    return HybridSpace(vectorizer, sp.csr_matrix(lexical), lsa_space(analysis), weight)
+    space = HybridSpace(vectorizer, sp.csr_matrix(lexical), lsa_space(analysis), weight)
+    space.lsa_space.directions()  # now, with the fitting, not on the first text typed
+    space.paper_vectors()
+    return space
 
 
 def embedding_space(analysis: Any) -> VectorSpace:
