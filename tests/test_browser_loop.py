@@ -30,6 +30,8 @@ from test_browser import (
     wait_for_query,
 )
 
+from dashboard.ui import navigation
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's Chromium at {CHROMIUM}"),
@@ -97,7 +99,7 @@ def test_filters_follow_every_sidebar_link_back_forward_and_a_reload(app_url: st
     assert set(wanted) == set(FILTER_KEYS) and 0 < shown < total
 
     labels = [text.split()[-1] for text in page.locator(LINKS).all_inner_texts()]  # type: ignore[attr-defined]
-    assert len(labels) == 8, labels
+    assert len(labels) == len(navigation.PAGES), labels
     for number, label in enumerate(labels):
         page.locator(LINKS).nth(number).click()  # type: ignore[attr-defined]
         settle(page)

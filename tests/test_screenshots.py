@@ -82,7 +82,7 @@ def test_every_page_at_three_widths(app_url: str, chromium: object, theme: str) 
     assert counts(page) == (total, total)
     for label, name in PAGES.items():
         # A click on the page link keeps the session (and its theme); a new address would not.
-        page.locator('[data-testid="stSidebarNavLink"]', has_text=label).first.click()
+        page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=label).first.click()
         page.wait_for_url(re.compile(rf"/{name}" if name != "overview" else r"/(overview)?(\?.*)?$"))
         settle(page)
         assert page.locator("h1").first.inner_text().strip() == label
