@@ -23,8 +23,9 @@ from dashboard import corpus
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 COUNT = re.compile(r"([\d,]+) of ([\d,]+) papers")
-PAGES = {"Overview": "overview", "Papers": "papers", "Topics": "topics", "Terms": "terms", "Trends": "trends",
-         "Reviews": "reviews", "Links & code": "links", "Compare": "compare", "Library": "library"}  # fmt: skip
+PAGES = {"Overview": "overview", "Papers": "papers", "Topics": "topics", "Terms": "terms",
+         "Trends": "trends", "Reviews": "reviews", "Links & code": "links", "Compare": "compare",
+         "Library": "library"}  # fmt: skip
 
 pytestmark = [
     pytest.mark.browser,

@@ -324,7 +324,7 @@ def test_restrict_finds_a_typed_name_whatever_its_case_and_spacing() -> None:
 
 @pytest.mark.parametrize("like", [Filters(like="p1"), Filters(liketext="graph neural networks")])
 def test_papers_like_is_a_filter_that_clear_removes(like: Filters) -> None:
-    """"Papers like" restricts the papers every page counts and a download holds (one count)."""
+    """ "Papers like" restricts the papers every page counts and a download holds (one count)."""
     assert not like.is_empty
     assert like.cleared().is_empty
     assert "papers like" in like.describe()

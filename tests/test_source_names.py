@@ -19,11 +19,13 @@ def frame(rows: list[tuple[str, str, object]]) -> pd.DataFrame:
         (
             [("000_f074a6e2e82fdcc8.txt", "ICML", 2026), ("001_0a4efe27d1109a12.txt", "ICML", 2026),
              ("003_fb8fd97882dc0bc7.txt", "ICML", 2026)],
-            {"000_f074a6e2e82fdcc8.txt": "ICML 2026 · part 1 of 3", "001_0a4efe27d1109a12.txt": "ICML 2026 · part 2 of 3",
+            {"000_f074a6e2e82fdcc8.txt": "ICML 2026 · part 1 of 3",
+             "001_0a4efe27d1109a12.txt": "ICML 2026 · part 2 of 3",
              "003_fb8fd97882dc0bc7.txt": "ICML 2026 · part 3 of 3"},
         ),
         # Files of different venues or years are named by them alone.
-        ([("a.json", "ICLR", 2024), ("b.json", "NeurIPS", 2024)], {"a.json": "ICLR 2024", "b.json": "NeurIPS 2024"}),
+        ([("a.json", "ICLR", 2024), ("b.json", "NeurIPS", 2024)],
+         {"a.json": "ICLR 2024", "b.json": "NeurIPS 2024"}),
         # No venue or year: the file name without folders or suffixes; a bare hash is "file".
         ([("/srv/data/papers.jsonl.gz", "", None)], {"/srv/data/papers.jsonl.gz": "papers"}),
         ([("0a4efe27d1109a12.txt", "", None), ("iclr_notes.csv", "", None)],

@@ -1,5 +1,8 @@
 """Links & code: every link in the abstracts, code-release rates, and the papers to chase up."""
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import streamlit as st
 
@@ -24,7 +27,10 @@ link_table = data.link_table(digest, papers)
 link_rows = tables.links_in_view(link_table, in_view)
 
 # Release rates by every grouping that has more than one group here; a single bar says nothing.
-groupings: list[tuple[str, str, dict[int, str] | None]] = [("venue", "venue", None), ("year", "year", None)]
+groupings: list[tuple[str, str, Mapping[Any, str] | None]] = [
+    ("venue", "venue", None),
+    ("year", "year", None),
+]
 sources_in_view = tables.values_in_view(data.groups(digest, k, "source", papers), in_view)
 if tables.source_files_tell_something(sources_in_view):  # not the seeds' hashes, nor one file
     groupings.append(("source", "source file", view.source_names))
