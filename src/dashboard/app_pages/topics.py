@@ -40,12 +40,8 @@ def _topic_list(view: View, topic_colours: dict[int, str], find: str) -> str:
         )
     if not items:
         return f"<p class='pd-meta'>No topic's name holds &ldquo;{html.escape(find.strip())}&rdquo;.</p>"
-    return (
-        "<style>.pd-topic-list{columns:18rem auto;list-style:none;padding:0;margin:0}"
-        ".pd-topic-list li{break-inside:avoid;margin:0 0 .2rem 0;line-height:1.3}"
-        ".pd-swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:.4em;"
-        "vertical-align:-.05em}</style><ul class='pd-topic-list'>" + "".join(items) + "</ul>"
-    )
+    # Its look is in the app's one style sheet (`markup.STYLE`): a page sends no <style> of its own.
+    return "<ul class='pd-topic-list'>" + "".join(items) + "</ul>"
 
 
 view = page_context()

@@ -178,6 +178,11 @@ STYLE = """
 .chip { display: inline-block; padding: 0.05rem 0.5rem; margin: 0.1rem 0.15rem 0.1rem 0;
         border-radius: 0.8rem; font-size: 0.82rem; background: rgba(128, 128, 128, 0.16); }
 .pd-legend mark { padding: 0 0.3em; border-radius: 0.2em; color: inherit; }
+/* The Topics page's list of the map's topics and their colours. */
+.pd-topic-list { columns: 18rem auto; list-style: none; padding: 0; margin: 0; }
+.pd-topic-list li { break-inside: avoid; margin: 0 0 0.2rem 0; line-height: 1.3; }
+.pd-swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em;
+             vertical-align: -0.05em; }
 .pd-legend mark.shared { background: rgba(59, 91, 219, 0.22); text-decoration: underline dotted; }
 .pd-legend mark.distinct { background: rgba(255, 214, 0, 0.35); }
 /* Captions: the text colour at CAPTION_OPACITY (Streamlit's own, 60%, was 4.18:1 on white). */
