@@ -31,13 +31,16 @@ COUNT_SEEN = """() => /\\d[\\d,]* of \\d[\\d,]* papers/.test(
 CHART_SEEN = "() => !!document.querySelector('[data-testid=\"stPlotlyChart\"] .main-svg')"
 
 
-def start(script: str) -> tuple[subprocess.Popen, str]:
+def start(script: str, app_args: tuple[str, ...] = (), timeout: float = 120) -> tuple[subprocess.Popen, str]:
+    """``streamlit run script -- app_args`` on a free port: (process, its URL) once it answers."""
     port = free_port()
     command = [
         sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
         "--server.port", str(port), "--server.address", "127.0.0.1",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
+    if app_args:
+        command += ["--", *app_args]
     # Python as a user runs it: bytecode cached after the first start (a machine that sets
     # PYTHONDONTWRITEBYTECODE, as this one's image does, would compile the dashboard's modules on
     # every start, and the floor has none to compile).
@@ -46,7 +49,7 @@ def start(script: str) -> tuple[subprocess.Popen, str]:
         command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + timeout
     while not healthy(url):
         if time.monotonic() > deadline or process.poll() is not None:
             raise RuntimeError(f"{script} did not start")

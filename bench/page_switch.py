@@ -14,9 +14,7 @@ median, the median over all switches and the ratio to the floor.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +22,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-from server import free_port, healthy  # noqa: E402
+from floor import start  # noqa: E402  (bench/ is the script's folder: the same start as the floor's)
 
 LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
 WATCH = """() => {
@@ -33,28 +31,6 @@ WATCH = """() => {
     .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
 STATE = '() => document.querySelector(\'[data-testid="stApp"]\')?.getAttribute("data-test-script-state")'
-
-
-def start(script: str, app_args: list[str]) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    if app_args:
-        command += ["--", *app_args]
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    process = subprocess.Popen(
-        command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 300
-    while not healthy(url):
-        if time.monotonic() > deadline or process.poll() is not None:
-            raise RuntimeError(f"{script} did not start")
-        time.sleep(0.2)
-    return process, url
 
 
 def settled_at(page: Any, clicked: float, quiet: float = 1.0, timeout: float = 120) -> float:
@@ -101,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     apps: dict[str, tuple[str, list[str]]] = {"floor": ("bench/floor/pages.py", []), "seeds": ("app.py", [])}
     if args.index:
         apps["index"] = ("app.py", ["--corpus", args.index])
-    servers = {name: start(script, app_args) for name, (script, app_args) in apps.items()}
+    servers = {name: start(script, tuple(app_args), timeout=300) for name, (script, app_args) in apps.items()}
     times: dict[str, dict[str, list[float]]] = {name: {} for name in apps}
     try:
         with sync_playwright() as p:

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 import pytest
-from server import running_app
-from test_browser import (
+from test_browser import (  # the module's server and browser fixtures too
     CHROMIUM,
-    SCREENSHOTS,
+    app_url,
+    browser,
     counts,
     href,
     no_errors,
@@ -40,26 +39,6 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwrig
 
 FILTER_KEYS = ("q", "topic")
 LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink"] a'
-
-
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(log_path=SCREENSHOTS / "server-loop.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-        )  # fmt: skip
-        yield chromium
-        chromium.close()
 
 
 def filter_part(page: object) -> dict[str, list[str]]:
