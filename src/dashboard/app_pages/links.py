@@ -100,12 +100,9 @@ with check_row:
         st.caption("Checking is switched off on this server: cached answers only.")
     st.caption(repos.stored_limits())
 if clicked:
-    wanted_targets = repos.targets_in_view(digest, papers, in_view)
-    summary, run_problem = repos.run_check(wanted_targets)
+    summary, reasons, run_problem = repos.run_check(repos.targets_in_view(digest, papers, in_view))
     st.session_state[keys.LINKS_CHECK_REPORT] = (
-        repos.report(summary, repos.failure_reasons([t.key for t in wanted_targets]))
-        if summary
-        else (run_problem, True)
+        repos.report(summary, reasons) if summary else (run_problem, True)
     )
     st.rerun()
 

@@ -113,17 +113,18 @@ def stored_limits() -> str:
     return line
 
 
-def run_check(wanted: list[Target]) -> tuple[Summary | None, str]:
-    """Check ``wanted`` with a progress bar; (summary, problem). Answers are written as they arrive."""
+def run_check(wanted: list[Target]) -> tuple[Summary | None, Counter[str], str]:
+    """Check ``wanted`` with a progress bar: (summary, why the failed ones failed, problem). Answers are
+    written as they arrive."""
     try:
         store = Store.open(data.repo_cache_path())
     except StoreError as error:
-        return None, str(error)
+        return None, Counter(), str(error)
     try:
         settings = Settings.from_env(os.environ)
     except ValueError as error:  # a deadline variable that is no number of seconds
         store.close()
-        return None, str(error)
+        return None, Counter(), str(error)
     client = Client(settings, max_requests=MAX_REQUESTS_PER_CLICK)
     bar = st.progress(0.0, text="Checking repositories…")
 
@@ -137,8 +138,11 @@ def run_check(wanted: list[Target]) -> tuple[Summary | None, str]:
 
     with store:
         summary = Checker(store, client).run(wanted, on_progress=progress)
+        reasons = (
+            failure_reasons(store, [t.key for t in wanted]) if summary.states.get("error") else Counter()
+        )
     bar.empty()
-    return summary, ""
+    return summary, reasons, ""
 
 
 # Why a repository could not be checked, as a user can act on it: the first pattern its stored
@@ -167,16 +171,9 @@ def failure_reason(detail: str) -> str:
     return detail.split(":")[0].strip() or "unknown"
 
 
-def failure_reasons(keys: Sequence[str]) -> Counter[str]:
-    """Reasons of the ``error`` answers stored for ``keys`` (after a check), counted."""
-    try:
-        store = Store.open_existing(data.repo_cache_path())
-    except StoreError:
-        return Counter()
-    if store is None:
-        return Counter()
-    with store:
-        answers = store.answers(list(keys))
+def failure_reasons(store: Store, keys: Sequence[str]) -> Counter[str]:
+    """Reasons of the ``error`` answers ``store`` holds for ``keys`` (after a check), counted."""
+    answers = store.answers(list(keys))
     failed = answers[answers["state"] == "error"]
     return Counter(failure_reason(str(detail)) for detail in failed["detail"])
 

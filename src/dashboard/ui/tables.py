@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from pandas.api.types import is_list_like
 
 from dashboard import extract
+from dashboard.terms import fit_width, text_width_px
 
 RELEASED = "released"
 
@@ -704,28 +705,18 @@ def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Seq
     return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]
 
 
-# The grid's text (Source Sans, 14 px): a width per kind of letter, on the safe side, so a cell is cut
-# a little early rather than broken inside a word; and its line height and cell padding.
-_NARROW, _WIDE = frozenset("iljtfrI.,;:'!|()[] -·"), frozenset("mwMW@%")
+# The grid's text: its line height and cell padding; widths are the tables' font's measured widths
+# (`terms.text_width_px`, which Keyword in context fits its cells with too).
 LINE_PX = 18
 CELL_PADDING_PX = 17
-
-
-def text_px(text: str) -> float:
-    """About how many pixels ``text`` takes in a grid cell."""
-    return sum(
-        3.8 if c in _NARROW else 10.8 if c in _WIDE else 9.2 if c.isupper() else 7.0 if c.isdigit() else 6.5
-        for c in text
-    )
+text_px = text_width_px
 
 
 def _cut(word: str, room: float) -> str:
-    """``word`` cut to fit ``room`` pixels with its "…" (and any comma after it)."""
+    """``word`` cut to fit ``room`` pixels with its "…", keeping a comma or stop after it."""
     core = word.rstrip(",;:.")
     tail = word[len(core) :]
-    while core and text_px(core + "…" + tail) > room:
-        core = core[:-1]
-    return core + "…" + tail
+    return fit_width(core, room - text_px(tail)) + tail
 
 
 def fit_cell(text: str, width_px: int, row_px: int) -> str:
@@ -736,9 +727,9 @@ def fit_cell(text: str, width_px: int, row_px: int) -> str:
     ends in "…" instead, and so does text past the last line.
 
     >>> fit_cell("EgoTactile, EgoPressureFormer, EgoPressureDiff", 130, 76)
-    'EgoTactile, EgoPressureFor…, EgoPressureDiff'
+    'EgoTactile, EgoPressureFo…, EgoPressureDiff'
     >>> fit_cell("a " * 80, 100, 40)
-    'a a a a a a a a a a a a a a…'
+    'a a a a a a a a a a a a a a a…'
     """
     room = (width_px - CELL_PADDING_PX) * 0.92  # the widths above are averages: keep a margin
     lines = max(1, row_px // LINE_PX)
