@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_app import app, assert_no_exception, count_line
 
-from dashboard.ui import keys, repos
+from dashboard.ui import keys, repos, tables
 
 
 @pytest.fixture(autouse=True)
@@ -115,3 +115,15 @@ def test_a_corpus_sorted_by_citations_shows_them(corpora_dir: Path, monkeypatch:
     assert "citations" in table.columns
     cited = table["citations"].dropna()
     assert len(cited) > 100 and cited.is_monotonic_decreasing
+
+
+def test_wrapped_tables_cut_long_names_at_a_word_not_inside_it() -> None:
+    """The grid breaks a word longer than its column mid-word ("Seunghyeok071 / 5/CLAMP"): every wrapped
+    table's text columns are cut to their cells, with "…", before the grid sees them."""
+    at = app("links")
+    assert_no_exception(at)
+    links = next(df.value for df in at.main.dataframe if "host" in df.value.columns)
+    room = (120 - tables.CELL_PADDING_PX) * 0.92  # "Host", 120 px: the narrowest text column
+    words = [word for value in links["host"] if isinstance(value, str) for word in value.split()]
+    assert words and all(tables.text_px(word) <= room for word in words), words
+    assert "title" in links.columns  # a paper's title stays whole (what the table goes by)

@@ -713,6 +713,10 @@ def show_table(
     sized = {name: c["width"] for name, c in shown.items() if isinstance(c.get("width"), int)}
     fitted = tables.fit_widths(sized, within)
     row_px = WRAPPED_ROW_PX if wrapped else ROW_PX
+    if wrapped:  # the grid wraps these itself and would break a long name mid-word: cut at a word
+        table = fit_text_columns(
+            table, {n: w for n, w in fitted.items() if _is_text(shown[n]) and n != "title"}
+        )
     st.dataframe(
         table,
         hide_index=True,
@@ -722,6 +726,22 @@ def show_table(
         placeholder=MISSING,
         column_config={name: {**c, "width": fitted.get(name, c.get("width"))} for name, c in shown.items()},
     )
+
+
+def _is_text(config: Mapping[str, Any]) -> bool:
+    return bool((config.get("type_config") or {}).get("type") == "text")
+
+
+def fit_text_columns(table: pd.DataFrame, widths: Mapping[str, int]) -> pd.DataFrame:
+    """``table`` with the text of these columns cut to their cells (`tables.fit_cell`), at a word with
+    "…": a word too long for its column is never broken inside, text past a row's last line never cut
+    without a sign. A paper's title is left whole: it is what the table and its readers go by."""
+    fitted = {
+        name: [tables.fit_cell(v, width, WRAPPED_ROW_PX) if isinstance(v, str) else v for v in table[name]]
+        for name, width in widths.items()
+        if name in table.columns
+    }
+    return table.assign(**fitted) if fitted else table
 
 
 def selectable_papers(
@@ -760,10 +780,7 @@ def selectable_papers(
     config = paper_column_config(display.columns)
     # Text cut to the cell at the narrowest window (1024 px), at a word and with "…": the grid would
     # break a long word mid-word and cut the last line without a sign.
-    for column in FITTED_COLUMNS:
-        if column in display.columns:
-            width = int(config[column]["width"])
-            display[column] = [tables.fit_cell(str(t), width, WRAPPED_ROW_PX) for t in display[column]]
+    display = fit_text_columns(display, {c: int(config[c]["width"]) for c in FITTED_COLUMNS if c in display})
     # A new key for every filter state and order, so a stale row number never opens the wrong paper.
     table_key = f"{key}.{view.filters.slug()}"
     ids = tuple(str(i) for i in table["id"])
