@@ -3,7 +3,7 @@
     python bench/boilerplate.py /work/shared/corpora/*   # or any corpus files or folders
 
 For each corpus, the share of its papers whose abstract has each word (after the stop list in
-`dashboard.tokens`), and then the words among the most common in *every* corpus: a word that tops
+`dashboard.text.tokens`), and then the words among the most common in *every* corpus: a word that tops
 the list in ICLR 2026, ICML 2019-2023 and ICCV 2019 alike says nothing about any one paper's
 subject ("code" from "code is available"). The stop list's boilerplate was extended from this
 table (see ``tokens.BOILERPLATE``); subject words that happen to be common everywhere (diffusion,
@@ -16,7 +16,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from dashboard import corpus, tokens
+from dashboard import corpus
+from dashboard.text import tokens
 
 TOP = 60
 

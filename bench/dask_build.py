@@ -87,7 +87,7 @@ class Sampler(threading.Thread):
 def build(paths: list[Path], out: Path, dask: str | None, workers: int) -> dict:
     """One `paper-dashboard index` run: wall time, peaks per process, its manifest, the load."""
     shutil.rmtree(out, ignore_errors=True)
-    command = [sys.executable, "-m", "dashboard.cli", "index", *map(str, paths), "--out", str(out)]
+    command = [sys.executable, "-m", "dashboard.cli.main", "index", *map(str, paths), "--out", str(out)]
     command += ["--dask", dask] if dask else ["--workers", str(workers)]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     started = time.perf_counter()

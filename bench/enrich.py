@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from dashboard.enrich import add_derived_columns
-from dashboard.extract import datasets, derived_title, method_names
-from dashboard.links import code_release, extract_links
-from dashboard.text import clean_markup, count_words
+from dashboard.text.clean import clean_markup, count_words
+from dashboard.text.enrich import add_derived_columns
+from dashboard.text.extract import datasets, derived_title, method_names
+from dashboard.text.links import code_release, extract_links
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 DEFAULT = CORPORA / "multiconf-2021-2024" / "papers.jsonl.gz"

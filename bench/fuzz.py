@@ -19,7 +19,7 @@ With ``--extractors`` it instead runs every extractor of abstract text (`tests/h
 them: method names, datasets, titles, cleaning, tokens, links, venues, enrichment) and every reader on
 each pathological text of `hostile_text.PAYLOADS` (runs of capitals, digits, brackets, ``$``, ``\\``,
 dots, whitespace before a trigger, ...), and prints, per extractor, the slowest text and its CPU seconds
-(target < 1 s each, the bound `tests/test_fuzz_extractors.py` holds). ``--cap`` runs each call in a
+(target < 1 s each, the bound `tests/readers/test_fuzz_extractors.py` holds). ``--cap`` runs each call in a
 child process and stops it after that many seconds, for measuring code that is still quadratic.
 
 Otherwise it prints inputs/s, the number of exceptions (must be 0; each one is saved under bench/results/fuzz/

@@ -1,6 +1,6 @@
 """What checking an index at open costs: `python bench/index_checks.py INDEX_DIR`.
 
-`dashboard.index.open_index` checks every index it opens (issue 56, item 2): the manifest's fields,
+`dashboard.index.build.open_index` checks every index it opens (issue 56, item 2): the manifest's fields,
 that its files stay inside the index, the sparse arrays' structure (`check_sparse`), the dense
 arrays' shapes and the paper table's offsets (`check_arrow`). The alternative was hashing every file
 at every open. With the page cache warm (`prewarm`), prints the best of a few tries of: opening the
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from dashboard import index
+from dashboard import index as index
 
 
 def best(run: Callable[[], object], tries: int) -> float:
@@ -33,15 +33,15 @@ def checks(root: Path) -> None:
     """What `open_index` checks, without building the app's tables."""
     manifest = index.read_manifest(root)
     index.check_files(root, manifest)
-    index.check_arrow(root / "papers.arrow", index._read_arrow(root / "papers.arrow"))
-    index._load_csr(root / "tfidf", manifest["arrays"]["tfidf"]["shape"])
+    index.check_arrow(root / "papers.arrow", index.read_arrow(root / "papers.arrow"))
+    index.load_csr(root / "tfidf", manifest["arrays"]["tfidf"]["shape"])
     search = root / "search"
-    indptr, indices = index._load_npy(search / "indptr.npy"), index._load_npy(search / "indices.npy")
+    indptr, indices = index.load_npy(search / "indptr.npy"), index.load_npy(search / "indices.npy")
     index.check_sparse(
         search / "indptr.npy", indptr, search / "indices.npy", indices, len(indptr) - 1, manifest["papers"]
     )
     for name in ("lsa.npy", "embedding.npy"):
-        index._rows(root / name, manifest["papers"])
+        index.stored_rows(root / name, manifest["papers"])
 
 
 def hash_files(root: Path, algorithm: str) -> None:

@@ -9,7 +9,7 @@ url). Every figure is the best of --repeat runs on a fresh file in a temporary d
 - "add N at once": `Library.add` of N new papers to a list (one transaction: papers, ids, entries);
 - "open + read N entries": `Library.open` of an existing file, then `lists()`, `entries()` and
   `corpus_ids()`, which is what the Library page and the ``list`` filter read;
-- "resolve N entries": `dashboard.library.resolve` against a corpus holding them (by id);
+- "resolve N entries": `dashboard.library.store.resolve` against a corpus holding them (by id);
 - "export N as BibTeX": `export_list(..., "bibtex")`.
 
 Targets (issue 15): adding 1,000 papers < 1 s; opening a library of 10,000 entries < 0.5 s.
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from dashboard import library
-from dashboard.library import Library
+from dashboard.library import store as library
+from dashboard.library.store import Library
 
 WORDS = [
     *("graph", "neural", "network", "diffusion", "model", "learning", "robust", "transformer"),

@@ -3,11 +3,11 @@
     python bench/link_recovery.py [--before REV] [--show N] [--hostile] [PATH]
     # default PATH: ../shared/corpora/multiconf-2021-2024/papers.jsonl.gz
 
-Runs `dashboard.links` twice over the corpus: the version of ``src/dashboard/links.py`` at git
-revision ``REV`` (``git show REV:src/dashboard/links.py`` loaded as a module of its own, so nothing in
+Runs `dashboard.text.links` twice over the corpus: the version of ``src/dashboard/text/links.py`` at git
+revision ``REV`` (``git show REV:src/dashboard/text/links.py`` loaded as a module of its own, so nothing in
 the working tree changes), then the working tree's. Default ``REV`` is the last commit before the
 loose-link work of issue 51. Each run gets the abstract cleaned with its own URL spans, as
-`dashboard.enrich` does.
+`dashboard.text.enrich` does.
 
 Printed per run:
 - abstracts holding a github-like string (``github|gitlab|git\\.io``, any case);
@@ -19,7 +19,7 @@ Printed per run:
 - papers whose code link is a shortener (``git.io``...): released, repository unknown.
 ``--show N`` prints N remaining misses of the working tree's version (status and the text around the
 string) to read by eye. ``--hostile`` times `extract_links`, `code_release` and `clean_markup` of the
-working tree on 100 KB hostile strings (the cases of ``tests/test_links_loose.py``; each call should
+working tree on 100 KB hostile strings (the cases of ``tests/text/test_links_loose.py``; each call should
 take well under a second).
 """
 
@@ -38,8 +38,8 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
-from dashboard import links as current_links
-from dashboard.text import clean_markup
+from dashboard.text import links as current_links
+from dashboard.text.clean import clean_markup
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT.parent / "shared" / "corpora" / "multiconf-2021-2024" / "papers.jsonl.gz"
@@ -50,17 +50,17 @@ SHORTENERS = frozenset(current_links.SHORTENER_HOSTS)
 
 
 def module_at(rev: str) -> ModuleType:
-    """`dashboard.links` as committed at ``rev``, imported under a name of its own."""
+    """`dashboard.text.links` as committed at ``rev``, imported under a name of its own."""
     try:
         source = subprocess.run(
-            ["git", "show", f"{rev}:src/dashboard/links.py"],
+            ["git", "show", f"{rev}:src/dashboard/text/links.py"],
             cwd=ROOT,
             check=True,
             capture_output=True,
             text=True,
         ).stdout
     except subprocess.CalledProcessError as error:
-        sys.exit(f"git show {rev}:src/dashboard/links.py failed: {error.stderr.strip()}")
+        sys.exit(f"git show {rev}:src/dashboard/text/links.py failed: {error.stderr.strip()}")
     folder = Path(tempfile.mkdtemp(prefix="links_before_"))
     path = folder / "links_before.py"
     path.write_text(source, encoding="utf-8")

@@ -6,7 +6,8 @@ scikit-learn's ``trustworthiness`` (k = 10) of its 2-D coordinates against the L
 
 - ``disc``: the layout the map had before (one disc per topic, `similarity.paper_map`, 25 topics);
 - ``pca``: the first two principal components (the standard linear baseline);
-- ``papermap``: what the app and the index compute (`dashboard.papermap.layout`: openTSNE fitted on a
+- ``papermap``: what the app and the index compute (`dashboard.analytics.papermap.layout`: openTSNE fitted
+on a
   seeded 20,000-paper sample, the other papers placed from their nearest fitted neighbours);
 - with ``--all``: openTSNE on all papers, UMAP (umap-learn) and PaCMAP, where installed (they are not
   dependencies of the project: ``pip install umap-learn pacmap`` to compare).
@@ -30,10 +31,10 @@ import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.manifold import trustworthiness
 
-from dashboard import papermap, similarity
-from dashboard.analysis import paper_texts
+from dashboard.analytics import papermap, similarity
+from dashboard.analytics.analysis import paper_texts
+from dashboard.analytics.topics import TopicModel
 from dashboard.corpus import load
-from dashboard.topics import TopicModel
 
 REPO = Path(__file__).resolve().parents[1]
 BIG = REPO.parent / "shared" / "corpora" / "multiconf-2021-2024" / "papers.jsonl.gz"
@@ -101,7 +102,7 @@ def main() -> None:
         print(f"{name:<44} {score:>18.4f} {seconds:>8.1f}", flush=True)
 
     if args.index is not None:
-        from dashboard import index
+        from dashboard import index as index
 
         opened = index.open_index(args.index)
         vectors = opened.analysis.model.lsa_

@@ -17,7 +17,8 @@ import collections
 import time
 from pathlib import Path
 
-from dashboard import corpus, extract
+from dashboard import corpus
+from dashboard.text import extract
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT = [REPO.parent / "shared" / "corpora" / "multiconf-2021-2024"]

@@ -24,8 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dashboard import corpus, extract
+from dashboard import corpus
 from dashboard import index as paper_index
+from dashboard.text import extract
 from dashboard.ui import tables
 
 REPO = Path(__file__).resolve().parents[1]

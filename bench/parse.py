@@ -41,7 +41,8 @@ def input_bytes(paths: list[Path]) -> int:
 def measure(paths: list[Path], repeat: int, profile: bool) -> dict:
     """Runs inside the child process."""
     started = time.perf_counter()
-    from dashboard import corpus, enrich
+    from dashboard import corpus
+    from dashboard.text import enrich
 
     import_seconds = time.perf_counter() - started
     rss_after_imports = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from dashboard import corpus
-from dashboard.report_cli import report_of
+from dashboard.cli.report import report_of
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 

@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     index = work / "prebuilt.index"
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "dashboard.cli", "index", str(args.corpus), "--out", str(index)], check=True
+        [sys.executable, "-m", "dashboard.cli.main", "index", str(args.corpus), "--out", str(index)],
+        check=True,
     )
     print(f"prebuilt index: {time.perf_counter() - started:.1f} s")
     times: dict[str, list[tuple[float, float]]] = {"raw file, restarted": [], "prebuilt index": []}

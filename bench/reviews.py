@@ -2,7 +2,7 @@
 
     python bench/reviews.py [N]    # default 100,000 papers, 3-5 reviews each on a 1-10 scale
 
-Each call of `dashboard.reviews` the page makes is timed once on all N papers (CPU seconds of this
+Each call of `dashboard.analytics.reviews` the page makes is timed once on all N papers (CPU seconds of this
 process, `time.process_time`, so other processes on a shared machine count less).
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from dashboard import reviews
+from dashboard.analytics import reviews
 
 
 def scored_papers(n: int, seed: int = 0) -> pd.DataFrame:

@@ -199,7 +199,15 @@ def run_measured(
 
 
 def measure_build(corpus: Corpus) -> dict[str, Any]:
-    command = [PYTHON, "-m", "dashboard.cli", "index", *map(str, corpus.paths), "--out", str(corpus.index)]
+    command = [
+        PYTHON,
+        "-m",
+        "dashboard.cli.main",
+        "index",
+        *map(str, corpus.paths),
+        "--out",
+        str(corpus.index),
+    ]
     result = run_measured(command)
     if result.get("returncode") not in (0, 1):
         raise RuntimeError(f"index build failed: {result.get('stderr')}")

@@ -5,19 +5,19 @@ Prints, in one run:
 - **Known-item search** on ICLR 2026 (1k) and the 27k multi-conference corpus: every paper's own title
   is the query, over an index built from the abstracts only (titles left out, so a title cannot find
   itself by its own words). MRR@10 and recall@10 (the paper is in the first 10) for
-  - the app's ranked search (`dashboard.ranking.search`: every word must occur, as the filter asks,
+  - the app's ranked search (`dashboard.search.ranking.search`: every word must occur, as the filter asks,
     ranked by BM25; when no paper has every word, papers with some of them, ranked by BM25),
   - BM25 over any of the words (the ranking alone, no filter),
   - corpus order (the search before ranking: the filter's hits as the files list them),
   - scikit-learn TF-IDF cosine (``TfidfVectorizer(stop_words="english")``, the standard baseline).
 - **Papers like this, known item**: MRR@10 of finding a paper from a text of its own, for each space
-  of `dashboard.similar.SPACES` (the default marked), scikit-learn TF-IDF cosine and reciprocal-rank
+  of `dashboard.search.like.SPACES` (the default marked), scikit-learn TF-IDF cosine and reciprocal-rank
   fusion (k = 60) of that TF-IDF with LSA:
   - ICLR 1k: 200 OpenReview TL;DRs (seeded sample of the papers that have one) as the texts;
   - 27k: a paraphrase set: 200 seeded abstracts, each cut into sentences, a seeded random half of
     them (at least one) kept and shuffled into a new order; the paper's own text is still indexed.
 - **Papers like this** on ICLR 1k: precision@10 that a paper's 10 nearest neighbours share its
-  OpenReview ``primary_area``, for each vector space of `dashboard.similar.SPACES` from a paper and
+  OpenReview ``primary_area``, for each vector space of `dashboard.search.like.SPACES` from a paper and
   from its abstract pasted as text (the text box's path), for plain scikit-learn TF-IDF, and the
   chance level.
 
@@ -41,12 +41,13 @@ import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from dashboard import ranking, similar
-from dashboard.analysis import analyze, paper_texts
+from dashboard.analytics.analysis import analyze, paper_texts
+from dashboard.analytics.topics import TopicModel
 from dashboard.corpus import load
-from dashboard.tokens import scan
-from dashboard.topics import TopicModel
-from dashboard.wordindex import WordIndex
+from dashboard.search import like as similar
+from dashboard.search import ranking
+from dashboard.search.wordindex import WordIndex
+from dashboard.text.tokens import scan
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = REPO.parent / "shared" / "corpora"

@@ -1,9 +1,9 @@
 """Server-side time of the Papers page's ranked search and "papers like this", at 27k and 1M papers.
 
 Measures what a search adds to a Papers page run: the filter's mask from the word index, the BM25
-ranking of its hits (`dashboard.ranking.search`), and the matched sentence of the best 200 hits
+ranking of its hits (`dashboard.search.ranking.search`), and the matched sentence of the best 200 hits
 (the table's "Matched sentence" column); and for "papers like", the nearest papers to a paper and to a pasted
-abstract in the default space (`dashboard.similar`). Each figure is the slowest of three runs (the
+abstract in the default space (`dashboard.search.like`). Each figure is the slowest of three runs (the
 first run of a query also pays for reading the memory-mapped index pages).
 
     python bench/search_speed.py                       # 27k from the raw file, 1M from bench/data/index-1m
@@ -18,7 +18,8 @@ import argparse
 import time
 from pathlib import Path
 
-from dashboard import ranking, similar
+from dashboard.search import like as similar
+from dashboard.search import ranking
 
 REPO = Path(__file__).resolve().parents[1]
 BIG = REPO.parent / "shared" / "corpora" / "multiconf-2021-2024" / "papers.jsonl.gz"
@@ -83,7 +84,7 @@ def main() -> None:
     elif BIG.exists():
         from dashboard.corpus import load
         from dashboard.filters import search_text
-        from dashboard.wordindex import WordIndex
+        from dashboard.search.wordindex import WordIndex
 
         papers = load([BIG]).papers
         started = time.perf_counter()
@@ -91,7 +92,7 @@ def main() -> None:
         print(f"27k: word index built in {time.perf_counter() - started:.1f} s (once per corpus)")
         fitted = None
         if not args.no_like:
-            from dashboard.analysis import analyze
+            from dashboard.analytics.analysis import analyze
 
             fitted = analyze(papers)
         measure("27k (raw file)", papers, words, fitted)

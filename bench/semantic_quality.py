@@ -4,7 +4,7 @@ For each paper of the 1,000 ICLR 2026 submissions with an OpenReview ``primary_a
 papers by cosine (itself left out) in each vector space, and the share of them with the same
 ``primary_area``, averaged over papers (the definition of the "papers like this" benchmark). Spaces:
 the topic model's TF-IDF rows, its LSA vectors, and all-MiniLM-L6-v2 (int8 ONNX) sentence embeddings of
-the same texts (`dashboard.semantic`). Also the model's papers per second on this CPU.
+the same texts (`dashboard.search.semantic`). Also the model's papers per second on this CPU.
 
     python bench/semantic_quality.py
 """
@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from dashboard import semantic
-from dashboard.analysis import paper_texts
+from dashboard.analytics.analysis import paper_texts
+from dashboard.analytics.topics import TopicModel
 from dashboard.corpus import load
-from dashboard.topics import TopicModel
+from dashboard.search import semantic
 
 REPO = Path(__file__).resolve().parents[1]
 ICLR = REPO.parent / "shared" / "corpora" / "iclr2026-openreview-1k" / "papers.jsonl"

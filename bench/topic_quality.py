@@ -35,11 +35,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, normalized_mutual_info_score
 
-from dashboard.analysis import paper_texts
-from dashboard.areas import assign_areas, load_taxonomy
+from dashboard.analytics.analysis import paper_texts
+from dashboard.analytics.areas import assign_areas, load_taxonomy
+from dashboard.analytics.terms import term_pattern
+from dashboard.analytics.topics import TopicModel
 from dashboard.corpus import load
-from dashboard.terms import term_pattern
-from dashboard.topics import TopicModel
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = REPO.parent / "shared" / "corpora"
@@ -165,7 +165,7 @@ def end_to_end(path: Path, label: str) -> None:
         "import time, resource, json, sys\n"
         "t0 = time.perf_counter()\n"
         "from dashboard.corpus import load\n"
-        "from dashboard.analysis import analyze\n"
+        "from dashboard.analytics.analysis import analyze\n"
         "t1 = time.perf_counter()\n"
         f"papers = load([{str(path)!r}]).papers\n"
         "t2 = time.perf_counter()\n"

@@ -1,7 +1,8 @@
 """A cut of the topic tree against a refit: agreement with OpenReview's primary_area on ICLR 2026 1k.
 
 For several k, prints the AMI against ``primary_area`` of (a) the default model's tree cut at k
-(`dashboard.analysis.cut`: the auto-fitted topics merged by Ward on their centroids, no refit) and (b) a
+(`dashboard.analytics.analysis.cut`: the auto-fitted topics merged by Ward on their centroids, no refit)
+and (b) a
 refit at k (`analysis.analyze(n_topics=k)`), their difference, the AMI between the two partitions, and
 the seconds each took. Outliers count as one more cluster (topic -1), as in bench/topic_quality.py.
 
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import adjusted_mutual_info_score
 
-from dashboard import analysis
+from dashboard.analytics import analysis
 from dashboard.corpus import load
 
 REPO = Path(__file__).resolve().parents[1]

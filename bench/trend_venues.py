@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the synthetic corpora of the tests
 
 from venue_mix import JOINS_LATER, RISES_INSIDE_A, venue_mix_papers  # noqa: E402
 
-from dashboard import trends  # noqa: E402
+from dashboard.analytics import trends  # noqa: E402
 
 
 def synthetic_test() -> None:
@@ -53,8 +53,8 @@ def load(paths: list[str]) -> tuple[pd.DataFrame, dict[int, str]]:
     if len(paths) == 1 and paper_index.is_index(paths[0]):
         analysis = paper_index.open_index(paths[0]).analysis
     else:
-        from dashboard import cli
-        from dashboard.analysis import analyze
+        from dashboard.analytics.analysis import analyze
+        from dashboard.cli import main as cli
 
         analysis = analyze(cli.load_inputs(paths).papers)
     labels = {

@@ -7,7 +7,7 @@ Starts ``streamlit run app.py -- --corpus CORPUS`` with PAPER_DASHBOARD_TIMINGS 
 Debian's Chromium. The reader changes its search on the Papers page (``q=`` one word after another) and
 each change's server seconds are read from the timings log: first ``--changes`` times alone, then as
 many times as it can while the other session uploads ``--upload`` (read and analysed in a worker process,
-`dashboard.worker`). Prints both medians, their ratio (issue 20 asks for at most 2x) and the upload's
+`dashboard.server.worker`). Prints both medians, their ratio (issue 20 asks for at most 2x) and the upload's
 wall time. The machine's load average is printed too: a busy machine slows both halves.
 """
 

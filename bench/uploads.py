@@ -4,7 +4,7 @@
     python bench/uploads.py --file some.jsonl.gz
 
 For each file: the time to read it in this process (`corpus.load_uploads`, what the server did before
-`dashboard.worker`), the time of `uploads.prepare` (read + first topics) in a worker, the size of the
+`dashboard.server.worker`), the time of `uploads.prepare` (read + first topics) in a worker, the size of the
 result sent back and the memory the unpickled result takes here (RSS before and after, which is what
 `uploads.CHARGE_FACTOR` approximates). Also the worker's fixed cost on a tiny upload.
 """
@@ -17,7 +17,8 @@ import statistics
 import time
 from pathlib import Path
 
-from dashboard import corpus, uploads, worker
+from dashboard import corpus
+from dashboard.server import uploads, worker
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT = REPO.parent / "shared" / "corpora" / "multiconf-2021-2024" / "papers.jsonl.gz"

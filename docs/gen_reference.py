@@ -42,14 +42,14 @@ def url_keys() -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``paper-dashboard`` argument parser, wherever the CLI keeps its builder."""
-    for module_name in ("dashboard.cli", "dashboard.cli.main"):
+    for module_name in ("dashboard.cli.main", "dashboard.cli.main"):
         try:
             module = importlib.import_module(module_name)
         except ImportError:
             continue
         if hasattr(module, "build_parser"):
             return module.build_parser()
-    raise ImportError("no build_parser() in dashboard.cli or dashboard.cli.main")
+    raise ImportError("no build_parser() in dashboard.cli.main or dashboard.cli.main")
 
 
 @dataclass(frozen=True)

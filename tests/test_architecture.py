@@ -11,7 +11,7 @@ CORE_MODULES = sorted(f"dashboard.{path.stem}" for path in PACKAGE.glob("*.py") 
 
 
 def test_core_modules_found() -> None:
-    assert {"dashboard.corpus", "dashboard.filters", "dashboard.analysis"} <= set(CORE_MODULES)
+    assert {"dashboard.corpus", "dashboard.filters", "dashboard.analytics.analysis"} <= set(CORE_MODULES)
 
 
 def test_core_never_imports_streamlit() -> None:

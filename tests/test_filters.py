@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthetic import CONTRACT_COLUMNS, TOPIC_LABELS, make_papers
+from support.synthetic import CONTRACT_COLUMNS, TOPIC_LABELS, make_papers
 
 from dashboard.filters import (
     FACET_KEYS,
@@ -293,7 +293,10 @@ def test_parsing_any_query_never_raises_and_masks_cleanly(query: dict) -> None:
 def test_slug_is_a_safe_file_name(filters: Filters) -> None:
     slug = filters.slug()
     assert 0 < len(slug) <= 80
-    assert all(c.isascii() and (c.isalnum() or c in "-_+") for c in slug)
+    # a dot only inside a number (``rating-5-6.5``): never leading, never ``..``
+    assert all(c.isascii() and (c.isalnum() or c in "-_+.") for c in slug)
+    assert not slug.startswith(".") and ".." not in slug
+    assert all(slug[i - 1].isdigit() and slug[i + 1 : i + 2].isdigit() for i, c in enumerate(slug) if c == ".")
 
 
 # --------------------------------------------------------------------- working with the data

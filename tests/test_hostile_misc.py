@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server import running_app
-from test_browser import CHROMIUM
+from support.browser import CHROMIUM
+from support.server import running_app
 
 # --------------------------------------------------------------------------- 6. a crash in the browser
 
@@ -78,8 +78,8 @@ HOSTILE_BIBTEX = {
 
 @pytest.mark.parametrize("name", list(HOSTILE_BIBTEX))
 def test_a_hostile_bibtex_entry_is_imported_never_raised(name: str) -> None:
-    from dashboard import library
-    from dashboard.library import Library
+    from dashboard.library import store as library
+    from dashboard.library.store import Library
 
     with Library.open(":memory:") as lib:
         result = library.import_bibtex(lib, HOSTILE_BIBTEX[name], "L", None, source="refs.bib")
@@ -89,7 +89,8 @@ def test_a_hostile_bibtex_entry_is_imported_never_raised(name: str) -> None:
 
 
 def test_both_bibtex_paths_share_one_reader_and_its_year() -> None:
-    from dashboard import corpus, library
+    from dashboard import corpus
+    from dashboard.library import store as library
     from dashboard.readers.bibtex import bib_year
 
     text = (
@@ -106,7 +107,8 @@ def test_both_bibtex_paths_share_one_reader_and_its_year() -> None:
 def test_a_bibtex_upload_is_read_in_the_worker_within_the_upload_limits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from dashboard import library, uploads, worker
+    from dashboard.library import store as library
+    from dashboard.server import uploads, worker
 
     text = "".join(f"@misc{{k{n}, title={{Paper {n}}}, year={{2020}}}}\n" for n in range(5))
     settings = uploads.current_settings()
@@ -114,7 +116,7 @@ def test_a_bibtex_upload_is_read_in_the_worker_within_the_upload_limits(
         library.read_bibtex_upload, "refs.bib", text.encode(), settings, timeout=60, memory_bytes=2 << 30
     )
     assert [r["title"] for r in read.records] == [f"Paper {n}" for n in range(5)] and not read.refused
-    settings["dashboard.uploads"]["MAX_UPLOAD_PAPERS"] = 3
+    settings["dashboard.server.uploads"]["MAX_UPLOAD_PAPERS"] = 3
     read, _ = worker.run(
         library.read_bibtex_upload, "refs.bib", text.encode(), settings, timeout=60, memory_bytes=2 << 30
     )
@@ -149,8 +151,8 @@ CORPUS_LINES = (
 def test_an_output_over_an_input_or_a_database_is_refused_unless_forced(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from dashboard import cli
-    from dashboard.library import Library
+    from dashboard.cli import main as cli
+    from dashboard.library.store import Library
 
     (tmp_path / "c.jsonl").write_text(CORPUS_LINES)
     with Library.open(tmp_path / "lib.sqlite") as lib:
@@ -224,7 +226,7 @@ def _foreign(path: Path) -> Path:
 def _newer(path: Path) -> Path:
     import sqlite3
 
-    from dashboard.library import Library
+    from dashboard.library.store import Library
 
     Library.open(path).close()
     db = sqlite3.connect(path)
@@ -260,8 +262,8 @@ def test_a_file_that_is_not_this_library_is_refused_and_never_changed(
     import hashlib
     import sqlite3
 
-    from dashboard import cli
-    from dashboard.library import Library, LibraryError
+    from dashboard.cli import main as cli
+    from dashboard.library.store import Library, LibraryError
 
     path = make(tmp_path / "given.sqlite")  # type: ignore[operator]
     mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()
@@ -284,9 +286,10 @@ def test_every_sqlite_store_waits_and_retries_alike(tmp_path: Path) -> None:
     import sqlite3
     import threading
 
-    from dashboard import library, sqlitepolicy
-    from dashboard.library import Library
+    from dashboard.library import store as library
+    from dashboard.library.store import Library
     from dashboard.repocheck import store
+    from dashboard.system import sqlite as sqlitepolicy
 
     assert (
         store.BUSY_TIMEOUT_MS == int(library.BUSY_TIMEOUT_S * 1000) == int(sqlitepolicy.BUSY_TIMEOUT_S * 1000)
@@ -330,7 +333,7 @@ HOSTILE_PAPER = {
 def _hostile_entries(url: str) -> object:
     import pandas as pd
 
-    from dashboard.library import Library
+    from dashboard.library.store import Library
 
     with Library.open(":memory:") as lib:
         lib.add("L", pd.DataFrame([{**HOSTILE_PAPER, "url": url}]))
@@ -347,7 +350,7 @@ def _hostile_entries(url: str) -> object:
     ],
 )
 def test_markdown_and_ris_exports_link_only_http_and_escape_markdown(url: str) -> None:
-    from dashboard import library
+    from dashboard.library import store as library
 
     entries = _hostile_entries(url)
     markdown = library.export_list(entries, "md")
@@ -370,8 +373,8 @@ def test_library_show_prints_no_terminal_controls(
 ) -> None:
     import pandas as pd
 
-    from dashboard import cli
-    from dashboard.library import Library
+    from dashboard.cli import main as cli
+    from dashboard.library.store import Library
 
     path = tmp_path / "lib.sqlite"
     hostile = "Title \x1b[2J\x1b]0;pwned\x07 with\x00 NUL and \u202eevil.exe"
@@ -395,7 +398,7 @@ def test_the_library_page_never_shows_the_server_path(
 ) -> None:
     from streamlit.testing.v1 import AppTest
 
-    from dashboard.library import Library
+    from dashboard.library.store import Library
 
     folder = tmp_path / "srv-secret-folder"
     folder.mkdir()
@@ -437,7 +440,7 @@ def test_the_library_page_never_shows_the_server_path(
 def test_a_bad_dask_address_is_refused_before_anything_starts(
     address: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from dashboard import cli
+    from dashboard.cli import main as cli
 
     (tmp_path / "c.jsonl").write_text(CORPUS_LINES)
     with pytest.raises(SystemExit) as stopped:
@@ -453,8 +456,8 @@ def test_a_service_that_is_not_a_dask_scheduler_is_refused_clearly(answer: bytes
     import socket
     import threading
 
-    from dashboard import daskbuild
     from dashboard.index import IndexBuildError
+    from dashboard.index import distributed as daskbuild
 
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]

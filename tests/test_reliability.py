@@ -1,6 +1,6 @@
 """Hostile input: huge and malformed files, hostile names and paths, formula injection, hostile text.
 
-The bad-file table of tests/test_corpus.py (empty, binary, wrong encodings, truncated gzip, a 1.1 GiB
+The bad-file table of tests/readers/test_corpus.py (empty, binary, wrong encodings, truncated gzip, a 1.1 GiB
 multi-member gzip bomb, deep JSON, 200k blank lines, a million one-word lines as one paragraph, a
 50 MB paragraph...) and the export tests of tests/test_export.py are not repeated here; this file
 covers what they leave out (RELIABILITY.md lists every case and the test that proves it):
@@ -44,8 +44,8 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from measured import in_child, measured
 from streamlit.testing.v1 import AppTest
+from support.measured import in_child, measured
 
 from dashboard import corpus, export
 from dashboard.filters import Filters
@@ -237,7 +237,7 @@ def test_huge_single_record_is_skipped_in_bounded_memory(
 @in_child
 def test_gigabyte_gzip_bomb_is_refused_in_small_memory(name: str, gigabyte_bomb: bytes) -> None:
     # One 1 GiB stream, whatever the name says (gzip is recognised by its magic bytes, not the name).
-    # tests/test_corpus.py has a 1.1 GiB bomb made of concatenated members, the other code path.
+    # tests/readers/test_corpus.py has a 1.1 GiB bomb made of concatenated members, the other code path.
     with measured() as cost:
         result = corpus.load_uploads(
             [(name, gigabyte_bomb), ("good.txt", GOOD_ABSTRACT.encode())], derive=False
@@ -421,7 +421,7 @@ def test_deeply_nested_openreview_values_are_not_unwrapped_forever() -> None:
 def test_csv_lines_split_exactly_like_stringio() -> None:
     # corpus reads CSV from its own line splitter (StringIO costs 4 bytes a character); same rows.
     text = 'a,b\r\n"x\ry",z\n"p\u2028q",\x0b\x0c\x1c\x1d\x1e\x85\u2029r\rlast,"open'
-    assert list(csv.reader(corpus._csv_lines(text))) == list(csv.reader(io.StringIO(text, newline="")))
+    assert list(csv.reader(corpus.csv_lines(text))) == list(csv.reader(io.StringIO(text, newline="")))
 
 
 @settings(max_examples=200, deadline=None)
@@ -436,9 +436,9 @@ def test_csv_lines_split_exactly_like_stringio_on_any_text(text: str, plain: boo
         expected = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error:
         with pytest.raises(csv.Error):
-            list(csv.reader(corpus._csv_lines(text)))
+            list(csv.reader(corpus.csv_lines(text)))
         return
-    assert list(csv.reader(corpus._csv_lines(text))) == expected
+    assert list(csv.reader(corpus.csv_lines(text))) == expected
 
 
 # --------------------------------------------------------------------------- XML and archive tricks
@@ -643,7 +643,7 @@ def _is_number(text: str) -> bool:
 @pytest.mark.parametrize("fmt", ["csv", "xlsx"])
 def test_every_cli_command_that_writes_a_table_neutralises_formulas(fmt: str, tmp_path: Path) -> None:
     """`parse`, `analyze` and any later command whose --out is the paper table, by default and with --raw."""
-    from dashboard import cli
+    from dashboard.cli import main as cli
 
     source = tmp_path / "hostile.json"
     source.write_text(json.dumps(_hostile_records()))
@@ -852,7 +852,7 @@ def check_rendered_as_text(at: AppTest) -> int:
 def test_hostile_corpus_text_is_shown_as_text_on_every_page(bundled_corpus: None, audit: AuditLog) -> None:
     """Titles, abstracts, venues, authors, URLs, ids and the file name, on every page and view.
 
-    tests/test_app.py does this for hostile abstracts in a text file, and tests/test_browser.py
+    tests/ui/test_app.py does this for hostile abstracts in a text file, and tests/browser/test_browser.py
     checks in Chromium that nothing runs; this adds every other field and hostile URL values.
     """
     with audit.watching("evil :red"):
@@ -941,7 +941,7 @@ def test_one_sessions_upload_never_shows_in_another_session(bundled_corpus: None
 def test_a_corpus_path_in_the_url_is_never_opened(
     key: str, bundled_corpus: None, audit: AuditLog, tmp_path: Path
 ) -> None:
-    # tests/test_app.py checks the count stays the bundled one; this checks the path is not even opened
+    # tests/ui/test_app.py checks the count stays the bundled one; this checks the path is not even opened
     target = tmp_path / "pd-marker-corpus"
     target.mkdir()
     (target / "papers.txt").write_text("An abstract that must not load.\n")
@@ -986,8 +986,8 @@ HOSTILE_STRINGS = [
 @pytest.mark.parametrize("text", HOSTILE_STRINGS, ids=range(len(HOSTILE_STRINGS)))
 def test_hostile_text_through_every_cleaner_and_extractor(text: str) -> None:
     """The derived columns of hostile text: nothing raises, links are http(s) from the text itself."""
-    from dashboard import enrich, extract, links
-    from dashboard.text import clean_markup, count_words
+    from dashboard.text import enrich, extract, links
+    from dashboard.text.clean import clean_markup, count_words
 
     clean = clean_markup(text)
     assert isinstance(clean, str) and count_words(clean) >= 0

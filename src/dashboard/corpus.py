@@ -14,12 +14,12 @@ import types
 from typing import Any
 
 from dashboard.readers import limits
-from dashboard.readers.delimited import _csv_lines
+from dashboard.readers.delimited import csv_lines
 from dashboard.readers.fields import FIELD_ALIASES
 from dashboard.readers.load import digest_paths, digest_uploads, input_files, load, load_uploads
+from dashboard.readers.load_report import FileReport, LoadReport, LoadResult, Problem
 from dashboard.readers.registry import SUPPORTED_SUFFIXES
-from dashboard.readers.report import FileReport, LoadReport, LoadResult, Problem
-from dashboard.readers.venues import _venue_and_year
+from dashboard.readers.venues import venue_and_year
 
 __all__ = [
     "FIELD_ALIASES",
@@ -28,8 +28,8 @@ __all__ = [
     "LoadReport",
     "LoadResult",
     "Problem",
-    "_csv_lines",
-    "_venue_and_year",
+    "csv_lines",
+    "venue_and_year",
     "digest_paths",
     "digest_uploads",
     "input_files",

@@ -138,7 +138,7 @@ def write_file(path: Path | str, data: bytes | str) -> None:
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-INDEX_MANIFEST = "manifest.json"  # dashboard.index.MANIFEST (not imported: that module is heavy)
+INDEX_MANIFEST = "manifest.json"  # dashboard.index.build.MANIFEST (not imported: that module is heavy)
 
 
 def refused_output(path: Path | str, inputs: Sequence[Path | str] = ()) -> str | None:

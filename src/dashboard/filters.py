@@ -17,9 +17,9 @@ compared at two decimals), ``spread`` (``MIN-MAX`` on the standard deviation of 
 ``id`` (papers picked on the map), ``box``
 (``X0,X1,Y0,Y1``: a box drawn on the map, so a selection of thousands stays a short URL) and ``k``,
 the number of topics the ``topic`` numbers refer to (``auto`` by default): a cut of the fitted topics'
-tree (`dashboard.hierarchy`), or with ``refit=1`` a model refitted at that number. ``like`` (a paper
+tree (`dashboard.analytics.hierarchy`), or with ``refit=1`` a model refitted at that number. ``like`` (a paper
 id) and ``liketext`` (a free text, at most `MAX_LIKE_CHARS` characters) ask for papers like that
-paper or text (:mod:`dashboard.similar`): they order the Papers table, they do not filter, so like
+paper or text (:mod:`dashboard.search.like`): they order the Papers table, they do not filter, so like
 ``k`` they are settings that `is_empty`, `active_keys` and `mask` leave out.
 
 Institutions and countries are filters of their own (``institution``, ``country``) rather than a
@@ -355,7 +355,7 @@ class Filters:
         ``ignore`` leaves out some filters, e.g. to count papers per topic beside a topic filter.
         ``text`` is `search_text(papers)` if the caller keeps it (building it costs more than a search).
         ``members`` says which rows are in the chosen reading lists (the library lives outside the
-        table, so the caller finds them: `dashboard.library.member_mask`); without it ``list``
+        table, so the caller finds them: `dashboard.library.store.member_mask`); without it ``list``
         restricts nothing.
         """
         keep = np.ones(len(papers), dtype=bool)

@@ -132,7 +132,7 @@ DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "rej
 
 LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")
 
-# `dashboard.links.code_release` says what each means; "stated": code said to be available, no link.
+# `dashboard.text.links.code_release` says what each means; "stated": code said to be available, no link.
 CODE_STATUSES: tuple[str, ...] = (
     "released", "project_page_only", "account_only", "stated", "promised", "none",
 )  # fmt: skip

@@ -6,7 +6,7 @@ left override makes ``report\u202egnp.exe`` read as ``reportexe.png``), zero-wid
 names that look the same but differ), the invisible "tag" characters (hidden text some tools read),
 and C0/C1 control characters. `visible` removes them; every table, chart label, sidebar option and
 download name the app shows goes through it (through the loader for the paper table, through
-`dashboard.charts` for chart labels, through `dashboard.ui.markup` for HTML and markdown).
+`dashboard.figures.charts` for chart labels, through `dashboard.ui.markup` for HTML and markdown).
 
 The choice is to remove them, not to show them as symbols: a paper title never needs them to be
 read (they are formatting, and right-to-left text shows correctly without overrides, from the

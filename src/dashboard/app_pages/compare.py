@@ -4,8 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, lookup, similarity
-from dashboard.analysis import Analysis
+from dashboard.analytics import similarity
+from dashboard.analytics.analysis import Analysis
+from dashboard.figures import charts
+from dashboard.search import lookup
 from dashboard.ui import components, keys, tables
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context

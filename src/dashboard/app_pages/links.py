@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from dashboard import charts
+from dashboard.figures import charts
 from dashboard.repocheck import hosts
 from dashboard.ui import components, data, keys, repos, tables
 from dashboard.ui.context import page_context

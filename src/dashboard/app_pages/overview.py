@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from dashboard import charts
+from dashboard.figures import charts
 from dashboard.schema import DECISION_TIERS
 from dashboard.ui import components, data, keys, sidebar, tables
 from dashboard.ui.context import page_context

@@ -14,7 +14,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import review_charts, reviews
+from dashboard.analytics import reviews
+from dashboard.figures import reviews as review_charts
 from dashboard.schema import DECISION_TIERS, OUTLIER_TOPIC
 from dashboard.ui import components, keys, sidebar
 from dashboard.ui.context import page_context

@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, figures, terms
+from dashboard.analytics import terms
+from dashboard.figures import charts
+from dashboard.figures import images as figures
 from dashboard.ui import components, data, keys, tables
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown

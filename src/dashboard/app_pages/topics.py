@@ -6,13 +6,14 @@ import html
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts
+from dashboard.figures import charts
 from dashboard.ui import components, indexed, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
-from dashboard.ui.context import View, page_context
+from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
 from dashboard.ui.url import update_filters
+from dashboard.ui.view import View
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import export, trend_charts, trends
+from dashboard import export
+from dashboard.analytics import trends
+from dashboard.figures import trends as trend_charts
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.ui import components, data, keys, trend_data
 from dashboard.ui.context import page_context

@@ -37,8 +37,8 @@ from typing import Any
 
 from dashboard.readers import safexml
 from dashboard.readers.bounded import _UNICODE_BOMS, Content, _refuse_binary
+from dashboard.readers.load_report import FileLog, FileRefused, Record
 from dashboard.readers.registry import Parsed
-from dashboard.readers.report import _Log, _Record, _Refused
 
 ANTHOLOGY_URL = "https://aclanthology.org/"
 CHUNK = 1 << 16
@@ -75,7 +75,7 @@ _PAPER_FIELDS = frozenset({"title", "abstract", "url", "doi", "pages", "year", "
 _AUTHOR_FIELDS = frozenset({"first", "last", "affiliation"})
 
 
-def read_acl_anthology(content: Content, log: _Log) -> Parsed:
+def read_acl_anthology(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for ACL Anthology XML: one record per ``<paper>``, in file order."""
     data = content.data
     if not data.startswith(_UNICODE_BOMS):  # UTF-16 XML has NUL bytes; a PDF named .xml has a magic
@@ -87,14 +87,14 @@ def read_acl_anthology(content: Content, log: _Log) -> Parsed:
             pass
     except _Malformed as error:
         if reader.root is None:
-            raise _Refused(f"the file {error.reason}: not an ACL Anthology file") from None
+            raise FileRefused(f"the file {error.reason}: not an ACL Anthology file") from None
         log.skip(f"line {error.line}", f"the file {error.reason}: the papers before it are kept, none after")
     if reader.root is None:
-        raise _Refused("no XML element found: not an ACL Anthology file")
+        raise FileRefused("no XML element found: not an ACL Anthology file")
     return Parsed(reader.records)
 
 
-class _Malformed(_Refused):
+class _Malformed(FileRefused):
     """Expat's own error: XML that is not well-formed, at a line."""
 
     def __init__(self, reason: str, line: int) -> None:
@@ -105,12 +105,12 @@ class _Malformed(_Refused):
 class _Collection:
     """Expat handlers that build a record per ``<paper>`` as the file streams past."""
 
-    def __init__(self, log: _Log) -> None:
+    def __init__(self, log: FileLog) -> None:
         self.log = log
         self.parser = safexml.hardened_parser(
             self.start, self.end, self.text, refuse=self.refuse, doctype_note=", which no Anthology file has"
         )
-        self.records: list[_Record] = []
+        self.records: list[Record] = []
         self.root: str | None = None
         self.collection_id = ""
         self.volume_id = ""
@@ -125,9 +125,9 @@ class _Collection:
 
     # ------------------------------------------------------------------ expat handlers
 
-    def refuse(self, reason: str) -> _Refused:
+    def refuse(self, reason: str) -> FileRefused:
         """A refusal of the hardened parser (a DTD, deep nesting), with the line it came at."""
-        return _Refused(f"the file {reason} (line {self.parser.CurrentLineNumber})")
+        return FileRefused(f"the file {reason} (line {self.parser.CurrentLineNumber})")
 
     def malformed(self, reason: str) -> _Malformed:
         """Expat's error, with the line it names."""
@@ -196,7 +196,7 @@ class _Collection:
         elif tag == "volume":  # the Anthology's older files: a volume alone
             self.volume_id, self.meta = attributes.get("id", ""), {"venues": []}
         else:
-            raise _Refused(
+            raise FileRefused(
                 f"not an ACL Anthology file: its root element is <{tag[:40]}>, not <collection> or <volume> "
                 "(the files of acl-org/acl-anthology data/xml)"
             )
@@ -239,7 +239,7 @@ class _Collection:
         place = (
             f"paper {anthology_id} (line {self.paper_line})" if anthology_id else f"line {self.paper_line}"
         )
-        self.records.append(_Record(place, len(self.records) + 1, record))
+        self.records.append(Record(place, len(self.records) + 1, record))
 
     def _anthology_id(self, paper: dict[str, Any]) -> str:
         """The paper's Anthology id: its ``<url>`` when that is one, else built as the Anthology does."""

@@ -7,8 +7,8 @@ rendered (``{BERT}``, ``Rockt{\\"a}schel``); the abstract is kept as written (it
 into ``abstract_clean`` like every other abstract). An entry the parser cannot read is reported by
 line; ``@string`` macros are resolved.
 
-This is the one BibTeX reader: the library's import (`dashboard.library.read_bibtex`) reads through
-`_bibtex_records` too, with its own ``render`` (exact unescaping of what its export writes), so both
+This is the one BibTeX reader: the library's import (`dashboard.library.store.read_bibtex`) reads through
+`bibtex_records` too, with its own ``render`` (exact unescaping of what its export writes), so both
 paths share the parser, the per-entry reports, the name splitting and `bib_year`.
 """
 
@@ -20,20 +20,20 @@ from collections.abc import Callable
 from typing import Any
 
 from dashboard.readers.bounded import Content
+from dashboard.readers.load_report import FileLog, FileRefused, Record
 from dashboard.readers.registry import Parsed
-from dashboard.readers.report import _Log, _Record, _Refused
-from dashboard.text import clean_markup
+from dashboard.text.clean import clean_markup
 
 _RENDERED = ("title", "booktitle", "journal", "publisher", "series")
 _BRACES = re.compile(r"[{}]")
 
 
-def read_bibtex(content: Content, log: _Log) -> Parsed:
+def read_bibtex(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for BibTeX."""
-    return Parsed(_bibtex_records(content.text(), log))
+    return Parsed(bibtex_records(content.text(), log))
 
 
-def _bibtex_records(text: str, log: _Log, render: Callable[[str], str] | None = None) -> list[_Record]:
+def bibtex_records(text: str, log: FileLog, render: Callable[[str], str] | None = None) -> list[Record]:
     """The entries of a BibTeX file as records, in file order.
 
     ``render`` turns a title, name or venue into text (default: LaTeX rendered, braces dropped).
@@ -46,7 +46,7 @@ def _bibtex_records(text: str, log: _Log, render: Callable[[str], str] | None = 
     try:
         library = bibtexparser.parse_string(text)
     except Exception as error:  # the parser raises several types on bad input; all mean "unreadable"
-        raise _Refused(f"not readable BibTeX ({type(error).__name__}: {str(error)[:200]})") from None
+        raise FileRefused(f"not readable BibTeX ({type(error).__name__}: {str(error)[:200]})") from None
     finally:
         parser_logger.setLevel(previous)
     for block in library.failed_blocks:
@@ -57,7 +57,7 @@ def _bibtex_records(text: str, log: _Log, render: Callable[[str], str] | None = 
     for position, entry in enumerate(library.entries, start=1):
         line = getattr(entry, "start_line", None)
         place = f"entry {position}" + (f" (line {line + 1})" if isinstance(line, int) else "")
-        records.append(_Record(place, position, _entry_record(entry, render or _rendered)))
+        records.append(Record(place, position, _entry_record(entry, render or render_text)))
     return records
 
 
@@ -88,7 +88,7 @@ def bib_year(value: Any) -> int | None:
     return year if 1000 <= year <= 2999 else None
 
 
-def _rendered(text: str) -> str:
+def render_text(text: str) -> str:
     """LaTeX accents and commands rendered, protective braces (``{BERT}``) dropped."""
     return " ".join(_BRACES.sub("", clean_markup(text)).split())
 

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path, PurePath
 
 from dashboard.readers import limits, registry
-from dashboard.readers.report import _Log, _Refused
+from dashboard.readers.load_report import FileLog, FileRefused
 
 # Control characters that mark a file as binary (C1 \x80-\x9f are not counted: real text decoded from
 # cp1252/latin-1 has some, while binary data is caught by its NUL and C0 bytes)
@@ -45,7 +45,7 @@ class Content:
     so a big file is held once as bytes or once as text, not both while its records are parsed.
     """
 
-    def __init__(self, name: str, data: bytes | bytearray, log: _Log) -> None:
+    def __init__(self, name: str, data: bytes | bytearray, log: FileLog) -> None:
         self.name = name
         self._data: bytes | bytearray | None = data
         self._text: str | None = None
@@ -81,24 +81,24 @@ class Content:
 def _read_file(path: Path) -> bytes:
     try:
         if not path.exists():  # it was there when the load started
-            raise _Refused(f"no such file or folder: {path}")
+            raise FileRefused(f"no such file or folder: {path}")
         if not path.is_file():
-            raise _Refused(f"not a regular file: {path}")
+            raise FileRefused(f"not a regular file: {path}")
         size = path.stat().st_size
         if size > limits.MAX_INPUT_BYTES:
-            raise _Refused(_too_large(size))
+            raise FileRefused(_too_large(size))
         with path.open("rb") as handle:
             # one byte past the size: the buffer is allocated at this size, and a file that grew
             # since stat() is still bounded
             data = handle.read(size + 1)
     except OSError as error:
-        raise _Refused(f"cannot read {path}: {error.strerror or error}") from None
+        raise FileRefused(f"cannot read {path}: {error.strerror or error}") from None
     return _bounded_bytes(data)
 
 
 def _bounded_bytes(data: bytes) -> bytes:
     if len(data) > limits.MAX_INPUT_BYTES:
-        raise _Refused(_too_large(len(data)))
+        raise FileRefused(_too_large(len(data)))
     return bytes(data)
 
 
@@ -127,7 +127,7 @@ def _upload_name(name: object, n: int) -> str:
 _NOT_IN_LABELS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def _gunzip(data: bytes | bytearray, log: _Log) -> bytes | bytearray:
+def _gunzip(data: bytes | bytearray, log: FileLog) -> bytes | bytearray:
     """Stream-decompress gzip (all members) within MAX_INPUT_BYTES and MAX_COMPRESSION_RATIO.
 
     Output is produced 1 MiB at a time, so a bomb is refused after limits.RATIO_CHECK_BYTES of output
@@ -152,7 +152,7 @@ def _gunzip(data: bytes | bytearray, log: _Log) -> bytes | bytearray:
                 chunk = decompressor.decompress(decompressor.unconsumed_tail, 1 << 20)
         except zlib.error as error:
             if not out:
-                raise _Refused(
+                raise FileRefused(
                     f"not a valid gzip file ({error}): download it again, or give it uncompressed"
                 ) from None
             log.warn("", f"gzip data is corrupt after {_size(len(out))} ({error}); read what came before")
@@ -173,19 +173,19 @@ def _gunzip(data: bytes | bytearray, log: _Log) -> bytes | bytearray:
         if position >= len(data):
             break
     if not out:
-        raise _Refused("gzip file is truncated before any data: nothing to read (download it again)")
+        raise FileRefused("gzip file is truncated before any data: nothing to read (download it again)")
     log.warn("", f"gzip file is truncated (stream ends early after {_size(len(out))}); read what came before")
     return out
 
 
 def _check_growth(size: int, consumed: int) -> None:
     if size > limits.MAX_INPUT_BYTES:
-        raise _Refused(
+        raise FileRefused(
             f"decompresses to more than the {_size(limits.MAX_INPUT_BYTES)} limit: refused "
             "(raise dashboard.corpus.MAX_INPUT_BYTES to read it)"
         )
     if size > limits.RATIO_CHECK_BYTES and size > limits.MAX_COMPRESSION_RATIO * max(consumed, 1):
-        raise _Refused(
+        raise FileRefused(
             f"compression ratio above {limits.MAX_COMPRESSION_RATIO}:1 "
             f"({_size(size)} from {_size(consumed)}): "
             "refused as a likely decompression bomb (raise dashboard.corpus.MAX_COMPRESSION_RATIO if the "
@@ -193,7 +193,7 @@ def _check_growth(size: int, consumed: int) -> None:
         )
 
 
-def _decode(data: bytes | bytearray, log: _Log) -> tuple[str, str]:
+def _decode(data: bytes | bytearray, log: FileLog) -> tuple[str, str]:
     """Bytes -> text: UTF-8 (with/without BOM), UTF-16/32 with BOM, then cp1252, then latin-1."""
     for bom, codec, label in (
         (codecs.BOM_UTF32_LE, "utf-32", "utf-32"),
@@ -239,8 +239,8 @@ def _refuse_binary(data: bytes | bytearray) -> None:
         raise _binary("contains NUL bytes")
 
 
-def _binary(reason: str) -> _Refused:
-    return _Refused(
+def _binary(reason: str) -> FileRefused:
+    return FileRefused(
         f"binary file ({reason}), not text: nothing read; export the abstracts as {registry.format_names()}"
     )
 

@@ -9,21 +9,21 @@ from collections.abc import Iterable, Iterator
 from dashboard.readers import limits
 from dashboard.readers.bounded import Content
 from dashboard.readers.fields import _with_abstract_column
+from dashboard.readers.load_report import FileLog, FileRefused, Record
 from dashboard.readers.registry import Parsed
-from dashboard.readers.report import _Log, _Record, _Refused
 
 
-def read_csv(content: Content, log: _Log) -> Parsed:
+def read_csv(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for CSV (the delimiter sniffed from the header line)."""
     return Parsed(_delimited_records(content.text(), None, log))
 
 
-def read_tsv(content: Content, log: _Log) -> Parsed:
+def read_tsv(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for TSV."""
     return Parsed(_delimited_records(content.text(), "\t", log))
 
 
-def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Record]:
+def _delimited_records(text: str, delimiter: str | None, log: FileLog) -> list[Record]:
     """CSV/TSV with a header row; rows with more fields than the header are skipped.
 
     A quoted field with unescaped quotes inside (``"Our method is "zero-shot" in ..."``) is repaired
@@ -34,7 +34,7 @@ def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Rec
         delimiter = _sniff_delimiter(text)
     _allow_big_csv_fields()
     raw_lines: list[str] = []
-    reader = csv.reader(_recorded(_csv_lines(text), raw_lines), delimiter=delimiter)
+    reader = csv.reader(_recorded(csv_lines(text), raw_lines), delimiter=delimiter)
     header: list[str] | None = None
     rows: list[tuple[str, list[str]]] = []
     try:
@@ -73,10 +73,10 @@ def _delimited_records(text: str, delimiter: str | None, log: _Log) -> list[_Rec
     except csv.Error as error:
         log.skip(f"line {reader.line_num}", f"unreadable CSV ({error}); the rest of the file was not read")
     if header is None:
-        raise _Refused("no header row: the file holds no data (export it again with a header)")
+        raise FileRefused("no header row: the file holds no data (export it again with a header)")
     header = _with_abstract_column(header, [row for _, row in rows], log)
     return [
-        _Record(place, position, dict(zip(header, row, strict=False)))
+        Record(place, position, dict(zip(header, row, strict=False)))
         for position, (place, row) in enumerate(rows, start=1)
     ]
 
@@ -136,7 +136,7 @@ _LINES_WITH_ENDS = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _OTHER_LINE_BREAKS = re.compile(r"[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 
 
-def _csv_lines(text: str) -> Iterable[str]:
+def csv_lines(text: str) -> Iterable[str]:
     """The lines of `text` with their ends, split where ``io.StringIO(text, newline="")`` splits.
 
     Not StringIO itself: it holds its text at 4 bytes a character, so a 100 MB CSV cost 400 MB

@@ -11,25 +11,25 @@ from __future__ import annotations
 from dashboard.readers import limits, workbook
 from dashboard.readers.bounded import Content, _size
 from dashboard.readers.fields import _require_abstract_column
+from dashboard.readers.load_report import FileLog, FileRefused, Record
 from dashboard.readers.registry import Parsed
-from dashboard.readers.report import _Log, _Record, _Refused
 
 
-def read_xlsx(content: Content, log: _Log) -> Parsed:
+def read_xlsx(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for Excel .xlsx."""
     return Parsed(_xlsx_records(content.data, log))
 
 
-def _refusal(error: workbook.Refused) -> _Refused:
+def _refusal(error: workbook.Refused) -> FileRefused:
     """The load report's reason: a passed limit as it is, anything else as an unreadable file."""
     if isinstance(error, workbook.TooBig):
-        return _Refused(str(error))
-    return _Refused(
+        return FileRefused(str(error))
+    return FileRefused(
         f"not a readable Excel .xlsx file ({error}): save it again from Excel as .xlsx, or export CSV"
     )
 
 
-def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
+def _xlsx_records(data: bytes | bytearray, log: FileLog) -> list[Record]:
     try:
         book = workbook.Workbook(
             data,
@@ -40,7 +40,7 @@ def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
     except workbook.Refused as error:
         raise _refusal(error) from None
     sheet = "papers" if "papers" in book.sheets else next(iter(book.sheets))
-    records: list[_Record] = []
+    records: list[Record] = []
     header: list[str] | None = None
     position = 0
     try:
@@ -65,9 +65,9 @@ def _xlsx_records(data: bytes | bytearray, log: _Log) -> list[_Record]:
                     f"row {number}",
                     f"cells right of the last header column ignored ({max(beyond)} > {len(header)})",
                 )
-            records.append(_Record(f"row {number}", position, values))
+            records.append(Record(f"row {number}", position, values))
     except workbook.Refused as error:
         raise _refusal(error) from None
     if header is None:
-        raise _Refused("the sheet is empty (put the papers on the first sheet or one named papers)")
+        raise FileRefused("the sheet is empty (put the papers on the first sheet or one named papers)")
     return records

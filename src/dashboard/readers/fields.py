@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dashboard.readers.report import _Log, _Refused
+from dashboard.readers.load_report import FileLog, FileRefused
 from dashboard.readers.venues import _YEAR
 
 # Canonical field -> accepted names, best first (compared lower-cased, with spaces/dashes/dots as "_").
@@ -415,7 +415,7 @@ def _non_negative_int(value: Any) -> int | None:
 def _require_abstract_column(header: list[str]) -> None:
     if not any("abstract" in _field_of_key(str(name)) for name in header):
         shown = ", ".join(repr(h) for h in header[:12]) + (" ..." if len(header) > 12 else "")
-        raise _Refused(
+        raise FileRefused(
             f"no abstract column (columns: {shown}); name one of: {', '.join(FIELD_ALIASES['abstract'])}"
         )
 
@@ -428,7 +428,7 @@ UNNAMED_MIN_WORDS = 25
 _SAMPLE_ROWS = 500
 
 
-def _with_abstract_column(header: list[str], rows: list[list[str]], log: _Log) -> list[str]:
+def _with_abstract_column(header: list[str], rows: list[list[str]], log: FileLog) -> list[str]:
     """The header, with the column to read as the abstract decided, or the file refused.
 
     A column named ``abstract``/``summary``/... is the abstract. Otherwise a ``text`` or
@@ -462,7 +462,7 @@ def _with_abstract_column(header: list[str], rows: list[list[str]], log: _Log) -
                 if longest is not None
                 else ""
             )
-            raise _Refused(
+            raise FileRefused(
                 f"no abstract column (columns: {shown}): none is named like an abstract or holds "
                 f"abstract-length text{detail}; name one of: {', '.join(FIELD_ALIASES['abstract'])}"
             )

@@ -13,16 +13,16 @@ import numpy as np
 from dashboard.readers import limits
 from dashboard.readers.bounded import Content, _refuse_binary, _refuse_control_characters
 from dashboard.readers.fields import _has_field
+from dashboard.readers.load_report import FileLog, FileRefused, Record
 from dashboard.readers.registry import Parsed
-from dashboard.readers.report import _Log, _Record, _Refused
 
 
-def read_json(content: Content, log: _Log) -> Parsed:
+def read_json(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for JSON."""
     return Parsed(_json_records(content.text(), log))
 
 
-def read_jsonl(content: Content, log: _Log) -> Parsed:
+def read_jsonl(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for JSON Lines: decoded line by line unless a byte order mark says how."""
     if content.starts_with_bom():
         return Parsed(_jsonl_records(content.text(), log))
@@ -74,30 +74,30 @@ def _json_too_deep(text: str) -> bool:
     return False
 
 
-def _json_records(text: str, log: _Log) -> list[_Record]:
+def _json_records(text: str, log: FileLog) -> list[Record]:
     if _json_too_deep(text):
-        raise _Refused(_too_deep_message())
+        raise FileRefused(_too_deep_message())
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         if error.msg == "Extra data" and text.lstrip().startswith("{"):
             log.warn("", "holds one JSON object per line: read as JSON Lines (name it .jsonl)")
             return _jsonl_records(text, log)
-        raise _Refused(
+        raise FileRefused(
             f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
             "(fix the file there, or export it again)"
         ) from None
     except RecursionError:  # pragma: no cover - the depth check above comes first
-        raise _Refused(_too_deep_message()) from None
+        raise FileRefused(_too_deep_message()) from None
     items, container = _records_in(document)
     if items and not any(isinstance(item, (dict, str)) for _, item in items):
         kinds = sorted({_json_kind(item) for _, item in items[:1000]})
-        raise _Refused(
+        raise FileRefused(
             f"JSON holds a list of {len(items):,} values ({' / '.join(kinds)}), not paper records: expected "
             'objects such as {"title": ..., "abstract": ...}'
         )
     if items is None:
-        raise _Refused(
+        raise FileRefused(
             f"JSON holds {_json_kind(document)}, not paper records: expected a list of objects, or an "
             'object holding one (e.g. {"papers": [...]})'
         )
@@ -107,7 +107,7 @@ def _json_records(text: str, log: _Log) -> list[_Record]:
     for n, (key, item) in enumerate(items, start=1):
         if key is not None and isinstance(item, dict) and not _has_field(item, "id"):
             item = {**item, "id": key}
-        records.append(_Record(f"record {n}", n, item))
+        records.append(Record(f"record {n}", n, item))
     return records
 
 
@@ -168,11 +168,11 @@ def _lines(text: Any) -> Iterator[tuple[int, bool, Any]]:
         start = end + 1
 
 
-def _jsonl_records(text: str, log: _Log) -> list[_Record]:
+def _jsonl_records(text: str, log: FileLog) -> list[Record]:
     return _records_of_lines(_lines(text), log)
 
 
-def _jsonl_records_from_bytes(data: bytes | bytearray, log: _Log) -> tuple[list[_Record], str]:
+def _jsonl_records_from_bytes(data: bytes | bytearray, log: FileLog) -> tuple[list[Record], str]:
     """JSON Lines decoded line by line: a 45 MB file never becomes one (UCS-4, 180 MB) string, and a
     line in another encoding is read as cp1252/latin-1 with a warning naming it."""
     fallbacks: set[str] = set()
@@ -194,8 +194,8 @@ def _jsonl_records_from_bytes(data: bytes | bytearray, log: _Log) -> tuple[list[
     return records, "utf-8" if not fallbacks else "utf-8 (some lines " + "/".join(sorted(fallbacks)) + ")"
 
 
-def _records_of_lines(lines: Iterable[tuple[int, bool, str]], log: _Log) -> list[_Record]:
-    records: list[_Record] = []
+def _records_of_lines(lines: Iterable[tuple[int, bool, str]], log: FileLog) -> list[Record]:
+    records: list[Record] = []
     position = 0
     for number, is_last, line in lines:
         stripped = line.strip()
@@ -217,8 +217,8 @@ def _records_of_lines(lines: Iterable[tuple[int, bool, str]], log: _Log) -> list
         if isinstance(value, list):
             for k, item in enumerate(value, start=1):
                 position += 1
-                records.append(_Record(f"{place} item {k}", position, item))
+                records.append(Record(f"{place} item {k}", position, item))
         else:
             position += 1
-            records.append(_Record(place, position, value))
+            records.append(Record(place, position, value))
     return records

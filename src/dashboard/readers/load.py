@@ -9,13 +9,21 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from dashboard.enrich import add_derived_columns
 from dashboard.readers import registry
 from dashboard.readers.bounded import _GZIP_MAGIC, Content, _bounded_bytes, _gunzip, _read_file, _upload_name
+from dashboard.readers.load_report import (
+    FileLog,
+    FileRefused,
+    FileReport,
+    LoadReport,
+    LoadResult,
+    Problem,
+    Record,
+)
 from dashboard.readers.registry import SUPPORTED_SUFFIXES, format_of
-from dashboard.readers.report import FileReport, LoadReport, LoadResult, Problem, _Log, _Record, _Refused
 from dashboard.readers.table import _Table
 from dashboard.screen import visible_frame
+from dashboard.text.enrich import add_derived_columns
 
 _IGNORED_IN_FOLDERS = re.compile(r"^(?:readme|license|licence|changelog|notice|copying)\b", re.I)
 # A file to read: (name shown as `source`, function returning its bytes); or a report made already.
@@ -31,7 +39,7 @@ def load(paths: Iterable[str | Path] | str | Path, *, derive: bool = True) -> Lo
 
     Folders are read one level deep (sorted; hidden files and README/LICENSE files are passed over
     with a warning). `derive=False` returns the raw records without the derived columns of
-    `dashboard.enrich` (used by the benchmark to time reading and enrichment apart).
+    `dashboard.text.enrich` (used by the benchmark to time reading and enrichment apart).
     """
     sources: list[_Source] = []
     for path in _as_list(paths):
@@ -137,12 +145,12 @@ def _expand_path(path: Path) -> list[_Source]:
     """A path argument as the files to read, in order; a folder's or a missing path's report first."""
     name = _printable_name(path.name or str(path))
     if not path.exists():
-        missing = _Log(name)
+        missing = FileLog(name)
         missing.skip("", f"no such file or folder: {path}")
         return [missing.report("missing", None, 0)]
     if not path.is_dir():
         return [(name, functools.partial(_read_file, path))]
-    log = _Log(name + "/")
+    log = FileLog(name + "/")
     files: list[_Source] = []
     for entry in sorted(path.iterdir()):
         why = _wanted_in_folder(entry)
@@ -167,19 +175,19 @@ def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
             reports.append(source)
             continue
         name, read = source
-        log = _Log(name)
+        log = FileLog(name)
         fmt, encoding = format_of(name) or "unsupported", None
         before = table.n_rows
         try:
             if fmt == "unsupported":
-                raise _Refused(f"unsupported file type (supported: {', '.join(SUPPORTED_SUFFIXES)})")
+                raise FileRefused(f"unsupported file type (supported: {', '.join(SUPPORTED_SUFFIXES)})")
             fmt, encoding, records, defaults = _parse(name, read, log)
             spreadsheet = registry.FORMATS[fmt.split(".")[0]].spreadsheet
             table.add_records(records, name, defaults, log, spreadsheet=spreadsheet)
             del records  # the parsed dicts: only the table's columns are kept
             if table.n_rows == before and not log.n_skipped and not log.n_links:
                 log.skip("", "no papers found in the file")
-        except _Refused as refused:
+        except FileRefused as refused:
             log.skip("", str(refused))
         if log.n_links:
             link_files.append(len(reports))
@@ -193,8 +201,8 @@ def _load_sources(sources: list[_Source], derive: bool) -> LoadResult:
 
 
 def _parse(
-    name: str, read: Callable[[], bytes], log: _Log
-) -> tuple[str, str | None, list[_Record], dict[str, Any]]:
+    name: str, read: Callable[[], bytes], log: FileLog
+) -> tuple[str, str | None, list[Record], dict[str, Any]]:
     """One file -> (format, encoding, records, defaults for every record), by its format's reader.
 
     The bytes are read here, gunzipped, and handed to the reader as a `Content`, which drops them
@@ -207,7 +215,7 @@ def _parse(
     if zipped:
         data = _gunzip(data, log)
     if not data or data.isspace():
-        raise _Refused("empty file: nothing to read" if not data else "empty file: only blank lines")
+        raise FileRefused("empty file: nothing to read" if not data else "empty file: only blank lines")
     content = Content(name, data, log)
     del data
     parsed = registry.FORMATS[fmt].read(content, log)

@@ -13,9 +13,9 @@ from typing import Any
 from dashboard.readers import limits
 from dashboard.readers.bounded import Content
 from dashboard.readers.jsonfile import _json_records, _jsonl_records, _sniff_text_format
+from dashboard.readers.load_report import FileLog, FileRefused, Record, _too_long_abstract
 from dashboard.readers.registry import Parsed
-from dashboard.readers.report import _Log, _Record, _Refused, _too_long_abstract
-from dashboard.readers.venues import _YEAR, _venue_and_year
+from dashboard.readers.venues import _YEAR, venue_and_year
 
 HEADER_MAX_CHARS = 120
 HEADER_MAX_WORDS = 12
@@ -28,7 +28,7 @@ _SENTENCE_INSIDE = re.compile(r"[.!?。！？][\s\"')\]]")
 _SENTENCE_END = (".", "!", "?", "。", "！", "？")
 
 
-def read_paragraphs(content: Content, log: _Log) -> Parsed:
+def read_paragraphs(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for text: one abstract per paragraph (JSON when a file with no
     extension holds it)."""
     text = content.text()
@@ -38,7 +38,7 @@ def read_paragraphs(content: Content, log: _Log) -> Parsed:
         if sniffed != "text":
             try:
                 records = _json_records(text, log) if sniffed == "json" else _jsonl_records(text, log)
-            except _Refused:
+            except FileRefused:
                 records = []
             if records:
                 return Parsed(records, format=sniffed)
@@ -49,7 +49,7 @@ def read_paragraphs(content: Content, log: _Log) -> Parsed:
     return Parsed(records, defaults)
 
 
-def _text_records(text: str, log: _Log, *, markdown: bool = False) -> tuple[list[_Record], dict[str, Any]]:
+def _text_records(text: str, log: FileLog, *, markdown: bool = False) -> tuple[list[Record], dict[str, Any]]:
     """Seed layout: optional header line, then one abstract per paragraph.
 
     In markdown, a heading line (``## Title``) gives the title of the abstract that follows it.
@@ -69,12 +69,12 @@ def _text_records(text: str, log: _Log, *, markdown: bool = False) -> tuple[list
     if start is not None:
         paragraphs.append((start, len(lines)))
     if not paragraphs:
-        raise _Refused("empty file: only blank lines")
+        raise FileRefused("empty file: only blank lines")
 
     defaults: dict[str, Any] = {}
     header = _header_of(lines, paragraphs, markdown=markdown)
     if header is not None:
-        venue, year = _venue_and_year(header, loose=True)
+        venue, year = venue_and_year(header, loose=True)
         defaults = {"header": (venue, year)}
         first_start, first_end = paragraphs[0]
         if first_end - first_start == 1:
@@ -82,9 +82,9 @@ def _text_records(text: str, log: _Log, *, markdown: bool = False) -> tuple[list
         else:
             paragraphs[0] = (first_start + 1, first_end)
         if not paragraphs:
-            raise _Refused(f"only a header line ({header[:80]!r}), no abstracts after it")
+            raise FileRefused(f"only a header line ({header[:80]!r}), no abstracts after it")
 
-    records: list[_Record] = []
+    records: list[Record] = []
     title, title_line = "", 0
     position = 0  # abstracts so far, skipped ones included, so ids do not shift when one is skipped
     for n, (first, end) in enumerate(paragraphs, start=1):
@@ -117,7 +117,7 @@ def _text_records(text: str, log: _Log, *, markdown: bool = False) -> tuple[list
                 f"looks like {len(full_lines)} abstracts merged (lines {', '.join(map(str, full_lines[:5]))} "
                 "each read like a whole abstract): add a blank line between abstracts",
             )
-        records.append(_Record(place, position, {"abstract": " ".join(parts), "title": title}))
+        records.append(Record(place, position, {"abstract": " ".join(parts), "title": title}))
         title = ""
     if title:
         log.warn(f"line {title_line}", f"heading {title[:60]!r} has no abstract after it")
@@ -136,7 +136,7 @@ def _header_of(lines: list[str], paragraphs: list[tuple[int, int]], *, markdown:
         return None
     has_signal = bool(
         _YEAR.search(line)
-        or _venue_and_year(line, loose=False)[0]
+        or venue_and_year(line, loose=False)[0]
         or _HEADER_WORDS.search(line)
         or not line.isascii()
     )

@@ -10,16 +10,16 @@ import pyarrow.compute as pc
 from dashboard.readers import limits
 from dashboard.readers.bounded import Content, _too_large
 from dashboard.readers.fields import _require_abstract_column
+from dashboard.readers.load_report import FileLog, FileRefused, Record
 from dashboard.readers.registry import Parsed
-from dashboard.readers.report import _Log, _Record, _Refused
 
 
-def read_parquet(content: Content, log: _Log) -> Parsed:
+def read_parquet(content: Content, log: FileLog) -> Parsed:
     """The registry's reader for Parquet."""
     return Parsed(_parquet_records(content.data))
 
 
-def _parquet_records(data: bytes | bytearray) -> list[_Record]:
+def _parquet_records(data: bytes | bytearray) -> list[Record]:
     """The rows of a Parquet file, refused before they are decoded when they would be too big.
 
     The file's own sizes are not enough: dictionary and run-length encoding let a file of a few
@@ -34,12 +34,12 @@ def _parquet_records(data: bytes | bytearray) -> list[_Record]:
         metadata = parquet.metadata
         size = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
         if size > limits.MAX_INPUT_BYTES:
-            raise _Refused(_too_large(size, " once decompressed"))
+            raise FileRefused(_too_large(size, " once decompressed"))
         _require_abstract_column(parquet.schema_arrow.names)
         # A decoded cell takes at least 8 bytes (a number, an offset), however few the file spends on it.
         cells = metadata.num_rows * max(metadata.num_columns, 1)
         if cells * 8 > limits.MAX_INPUT_BYTES:
-            raise _Refused(_too_large(cells * 8, f" once decoded ({metadata.num_rows:,} rows)"))
+            raise FileRefused(_too_large(cells * 8, f" once decoded ({metadata.num_rows:,} rows)"))
         leaves = [parquet.schema.column(i) for i in range(metadata.num_columns)]
         texts = [
             leaf.path
@@ -49,16 +49,16 @@ def _parquet_records(data: bytes | bytearray) -> list[_Record]:
         table = pq.ParquetFile(io.BytesIO(data), read_dictionary=texts).read()
         decoded = sum(_decoded_bytes(chunk) for column in table.columns for chunk in column.chunks)
         if decoded > limits.MAX_INPUT_BYTES:
-            raise _Refused(_too_large(decoded, " once decoded"))
+            raise FileRefused(_too_large(decoded, " once decoded"))
         rows = table.to_pylist()
-    except _Refused:
+    except FileRefused:
         raise
     except Exception as error:  # pyarrow raises many types for bad bytes; all mean "unreadable"
-        raise _Refused(
+        raise FileRefused(
             f"not a readable Parquet file ({type(error).__name__}: {str(error)[:200]}): write it again, "
             "or export CSV or JSON Lines"
         ) from None
-    return [_Record(f"row {n}", n, row) for n, row in enumerate(rows, start=1)]
+    return [Record(f"row {n}", n, row) for n, row in enumerate(rows, start=1)]
 
 
 _PARQUET_TEXT_TYPES = frozenset({"STRING", "NONE", "JSON", "BSON", "ENUM"})

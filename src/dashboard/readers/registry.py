@@ -20,12 +20,30 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from dashboard.readers.report import _Log, _Record
+from dashboard.readers.load_report import FileLog, Record
 
-if TYPE_CHECKING:
-    from dashboard.readers.bounded import Content
+
+class Content(Protocol):
+    """What a reader is given: one file's name and bytes, or its text decoded once.
+
+    `dashboard.readers.bounded.Content` is the one implementation (bounded reading, decoding); the
+    registry names only this shape, so the readers below it need not know how a file was read.
+    """
+
+    name: str
+    encoding: str | None
+
+    @property
+    def suffix(self) -> str: ...
+
+    @property
+    def data(self) -> bytes | bytearray: ...
+
+    def starts_with_bom(self) -> bool: ...
+
+    def text(self) -> str: ...
 
 
 @dataclass
@@ -34,13 +52,13 @@ class Parsed:
     line gives venue and year), the encoding when the reader decoded the bytes itself, and the format
     when the reader found another one inside (a file with no extension that holds JSON)."""
 
-    records: list[_Record]
+    records: list[Record]
     defaults: dict[str, Any] = field(default_factory=dict)
     encoding: str | None = None
     format: str | None = None
 
 
-Reader = Callable[["Content", _Log], Parsed]
+Reader = Callable[[Content, FileLog], Parsed]
 
 
 @dataclass(frozen=True)
@@ -61,7 +79,7 @@ class Format:
     # our exporter guards spreadsheet cells that look like formulas with a quote: read back, it goes
     spreadsheet: bool = False
 
-    def read(self, content: Content, log: _Log) -> Parsed:
+    def read(self, content: Content, log: FileLog) -> Parsed:
         """The records of one file, by this format's reader."""
         module_name, function_name = self.reader.split(":")
         reader: Reader = getattr(importlib.import_module(module_name), function_name)

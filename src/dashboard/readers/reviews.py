@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard.readers.fields import _unwrap
-from dashboard.readers.report import _Log
+from dashboard.readers.load_report import FileLog
 
 REVIEW_FIELDS = ("ratings", "confidences", "rating_scale")
 # A score's number leads its text: "6", "6.5", "6: marginally above ...", "8 - accept", "3/5".
@@ -140,7 +140,7 @@ def scale_text(value: Any) -> str | None:
     return f"{low:g}-{high:g}"
 
 
-def review_scores(fields: dict[str, Any], place: str, log: _Log) -> ReviewScores | None:
+def review_scores(fields: dict[str, Any], place: str, log: FileLog) -> ReviewScores | None:
     """The review scores of one record's canonical fields; None when it has no review field at all.
 
     Problems go to ``log`` at ``place``: an unparseable score (the paper keeps no scores), confidences

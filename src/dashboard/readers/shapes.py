@@ -14,7 +14,7 @@ import datetime as dt
 from typing import Any
 
 from dashboard.readers.fields import _has_field, _normalise_key, _unwrap
-from dashboard.readers.venues import _YEAR, _venue_and_year
+from dashboard.readers.venues import _YEAR, venue_and_year
 
 
 def _openreview_flat(note: dict) -> dict[str, Any]:
@@ -46,9 +46,9 @@ def _openreview_flat(note: dict) -> dict[str, Any]:
         out["decision"] = decision
     if venue_text and "decision" not in out:
         out["decision"] = venue_text  # "ICLR 2026 Poster", "Submitted to ICLR 2026", ...
-    venue, year = _venue_and_year(str(venue_id).replace(".cc", " "), loose=True) if venue_id else ("", None)
+    venue, year = venue_and_year(str(venue_id).replace(".cc", " "), loose=True) if venue_id else ("", None)
     if not venue or year is None:
-        venue2, year2 = _venue_and_year(venue_text, loose=True) if venue_text else ("", None)
+        venue2, year2 = venue_and_year(venue_text, loose=True) if venue_text else ("", None)
         venue, year = venue or venue2, year if year is not None else year2
     if year is None:
         for stamp in ("pdate", "odate", "cdate", "tcdate"):
@@ -157,7 +157,7 @@ def _arxiv_flat(record: dict) -> dict[str, Any]:
     out = {k: v for k, v in record.items() if k not in ("journal-ref", "categories", "versions", "authors")}
     arxiv_id = str(record.get("id") or "").strip()
     journal = record.get("journal-ref")
-    venue, venue_year = _venue_and_year(journal, loose=False) if isinstance(journal, str) else ("", None)
+    venue, venue_year = venue_and_year(journal, loose=False) if isinstance(journal, str) else ("", None)
     out["venue"] = venue or "arXiv"
     year = _first_version_year(record.get("versions"))
     if venue and venue_year is not None:

@@ -28,8 +28,8 @@ from dashboard.readers.fields import (
     _year,
 )
 from dashboard.readers.jsonfile import _json_kind
+from dashboard.readers.load_report import FileLog, Record, _too_long_abstract
 from dashboard.readers.registry import file_stem
-from dashboard.readers.report import _Log, _Record, _too_long_abstract
 from dashboard.readers.reviews import ReviewScores, review_columns, review_scores
 from dashboard.readers.shapes import (
     _arxiv_flat,
@@ -40,7 +40,7 @@ from dashboard.readers.shapes import (
 )
 from dashboard.readers.venues import (
     _YEAR,
-    _venue_and_year,
+    venue_and_year,
     venue_and_year_of_bibtex,
     venue_and_year_of_name,
     venue_and_year_of_url,
@@ -68,7 +68,7 @@ class _Table:
         self.has_review_fields = False
 
     def add_records(
-        self, records: list[_Record], source: str, defaults: dict[str, Any], log: _Log, *, spreadsheet: bool
+        self, records: list[Record], source: str, defaults: dict[str, Any], log: FileLog, *, spreadsheet: bool
     ) -> None:
         """Add a file's records; `spreadsheet` (CSV/TSV/Excel) cells of our own exports may carry a
         formula-guard quote, which is removed again."""
@@ -83,7 +83,15 @@ class _Table:
             self._add(record, source, stem, defaults, log, own=own, unquote=own and spreadsheet)
 
     def _add(
-        self, record: _Record, source: str, stem: str, defaults: dict, log: _Log, *, own: bool, unquote: bool
+        self,
+        record: Record,
+        source: str,
+        stem: str,
+        defaults: dict,
+        log: FileLog,
+        *,
+        own: bool,
+        unquote: bool,
     ) -> None:
         place, value = record.place, record.value
         if isinstance(value, str):
@@ -121,7 +129,7 @@ class _Table:
             log.warn(place, "empty abstract (kept: it has a title)")
         title = self._capped(title, "title", place, log)
 
-        venue, year, origin = self._venue_and_year(fields, defaults, place, log)
+        venue, year, origin = self.venue_and_year(fields, defaults, place, log)
         log.count_origin(origin)
 
         position = record.position
@@ -205,13 +213,13 @@ class _Table:
         self.code_links = []
         return joined, unmatched
 
-    def _venue_and_year(
-        self, fields: dict[str, Any], defaults: dict[str, Any], place: str, log: _Log
+    def venue_and_year(
+        self, fields: dict[str, Any], defaults: dict[str, Any], place: str, log: FileLog
     ) -> tuple[str, int | None, str]:
         """Venue and year from the record (venue, year, date, bibtex, page URLs), then the file name,
         then the file's header; with where each came from (``record``, ``file name``, ``header``)."""
         venue_text = _text(fields.get("venue"))
-        venue, venue_year = _venue_and_year(venue_text, loose=True) if venue_text else ("", None)
+        venue, venue_year = venue_and_year(venue_text, loose=True) if venue_text else ("", None)
         if venue_text and not venue:
             venue = self._capped(_YEAR.sub("", venue_text).strip(" -_,/"), "venue", place, log)
         year = _year(fields.get("year"))
@@ -246,13 +254,13 @@ class _Table:
         return venue, year, " + ".join(origins) or "none"
 
     @staticmethod
-    def _capped(text: str, name: str, place: str, log: _Log) -> str:
+    def _capped(text: str, name: str, place: str, log: FileLog) -> str:
         if len(text) > limits.MAX_FIELD_CHARS:
             log.warn(place, f"{name} is {len(text):,} characters: cut to {limits.MAX_FIELD_CHARS:,}")
             return text[: limits.MAX_FIELD_CHARS]
         return text
 
-    def _unique_id(self, paper_id: str, source: str, place: str, log: _Log) -> str:
+    def _unique_id(self, paper_id: str, source: str, place: str, log: FileLog) -> str:
         where = f"{source} {place}"
         if paper_id not in self.ids:
             self.ids[paper_id] = where
@@ -265,7 +273,7 @@ class _Table:
         self.ids[unique] = where
         return unique
 
-    def _check_duplicate_abstract(self, abstract: str, source: str, place: str, log: _Log) -> None:
+    def _check_duplicate_abstract(self, abstract: str, source: str, place: str, log: FileLog) -> None:
         if not abstract:
             return
         key = abstract_key(abstract)

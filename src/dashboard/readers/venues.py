@@ -114,12 +114,12 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&]*")
 
 
 @functools.lru_cache(maxsize=4096)
-def _venue_and_year(text: str, loose: bool = True) -> tuple[str, int | None]:
+def venue_and_year(text: str, loose: bool = True) -> tuple[str, int | None]:
     """Venue and year named in a header or venue string, in any language.
 
-    >>> _venue_and_year("ICML 2026 论文列表")
+    >>> venue_and_year("ICML 2026 论文列表")
     ('ICML', 2026)
-    >>> _venue_and_year("ICLR.cc/2026/Conference")
+    >>> venue_and_year("ICLR.cc/2026/Conference")
     ('ICLR', 2026)
 
     `loose` also accepts an unknown acronym-like token (``CoRL``, ``XYZConf``) as the venue.
@@ -177,7 +177,7 @@ def venue_and_year_of_bibtex(bibtex: str) -> tuple[str, int | None]:
     """
     venue_match = _BIBTEX_VENUE.search(bibtex)
     year_match = _BIBTEX_YEAR.search(bibtex)
-    venue = _venue_and_year(venue_match.group(1), loose=False)[0] if venue_match else ""
+    venue = venue_and_year(venue_match.group(1), loose=False)[0] if venue_match else ""
     return venue, int(year_match.group(1)) if year_match else None
 
 
@@ -191,7 +191,7 @@ def venue_and_year_of_url(url: str) -> tuple[str, int | None]:
     """
     if not url or _NO_VENUE_HOSTS.match(url):
         return "", None
-    venue, year = _venue_and_year(url.replace("_", " "), loose=False)
+    venue, year = venue_and_year(url.replace("_", " "), loose=False)
     return (venue, year) if venue else ("", None)
 
 
@@ -202,4 +202,4 @@ def venue_and_year_of_name(stem: str) -> tuple[str, int | None]:
     (('ICML', 2024), ('NeurIPS', 2024))
     """
     spaced = re.sub(r"(?<=[A-Za-z])(?=(?:19|20)[0-9]{2}(?![0-9]))", " ", stem.replace("_", " "))
-    return _venue_and_year(spaced, loose=False)
+    return venue_and_year(spaced, loose=False)

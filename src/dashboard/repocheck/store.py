@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
-from dashboard import sqlitepolicy
 from dashboard.schema import REPO_STATES
+from dashboard.system import sqlite as sqlitepolicy
 
 ENV_CACHE = "PAPER_DASHBOARD_CACHE"
 DEFAULT_MAX_AGE_DAYS = 7.0

@@ -20,10 +20,10 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pandas as pd
 
-from dashboard import links
 from dashboard.repocheck.hosts import HOSTS as _REGISTRY
 from dashboard.repocheck.hosts import host_of
 from dashboard.repocheck.states import MAX_SEGMENT_CHARS, valid_segment
+from dashboard.text import links
 
 GITHUB = "github.com"
 HOSTS: tuple[str, ...] = tuple(_REGISTRY)

@@ -13,8 +13,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, export, figures, lookup, reviews
+from dashboard import export
+from dashboard.analytics import reviews
+from dashboard.figures import charts
+from dashboard.figures import images as figures
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
+from dashboard.search import lookup
 from dashboard.ui import data, keys, navigation, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
 from dashboard.ui.sidebar import clear_filters
@@ -22,7 +26,7 @@ from dashboard.ui.tables import rows_of
 from dashboard.ui.url import sync_widget, update_filters, write_query
 
 if TYPE_CHECKING:
-    from dashboard.ui.context import View
+    from dashboard.ui.view import View
 
 DOWNLOAD_FORMATS: dict[str, str] = {"CSV": "csv", "JSON": "json", "Excel": "xlsx", "Parquet": "parquet"}
 # Below this many rows a file is made on every run (cheap, and tests can see it); above, on click.
@@ -209,7 +213,7 @@ def _app_url() -> str:
 
 
 def _report_file(view: View, theme: str, url: str) -> bytes:
-    from dashboard.report import ReportView, build_report
+    from dashboard.report.html import ReportView, build_report
     from dashboard.ui import data
 
     analysis = view.analysis
@@ -469,7 +473,7 @@ def papers_table(table: pd.DataFrame, *, columns: Sequence[str]) -> pd.DataFrame
 
 
 def lookup_text(view: View) -> Any:
-    """The text Compare's search reads (`dashboard.lookup.lookup_text`), made once per corpus."""
+    """The text Compare's search reads (`dashboard.search.lookup.lookup_text`), made once per corpus."""
     return _lookup_text(view.source.digest, view.papers)
 
 

@@ -10,8 +10,8 @@ go in as ``_``-prefixed arguments so Streamlit does not hash them; the digest in
 The corpus path comes only from the command line (``streamlit run app.py -- --corpus PATH...``) or
 ``PAPER_DASHBOARD_CORPUS``, never from the URL.
 
-Uploaded corpora are different: they are read in a worker process (`dashboard.worker`, within the
-limits of `dashboard.uploads`), and they and everything computed from them live in one
+Uploaded corpora are different: they are read in a worker process (`dashboard.server.worker`, within the
+limits of `dashboard.server.uploads`), and they and everything computed from them live in one
 `uploads.UploadStore` for all sessions, under a memory budget with least-recently-used eviction,
 instead of in Streamlit's caches (whose entries are counted, not weighed). Every per-corpus cache
 below is declared with `_per_corpus`, which sends an uploaded corpus's digest to the store.
@@ -35,22 +35,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import (
-    analysis,
-    charts,
-    corpus,
-    diskcache,
-    filters,
-    heap,
-    hierarchy,
-    links,
-    terms,
-    uploads,
-    worker,
-)
+from dashboard import corpus, filters
 from dashboard import index as paper_index
+from dashboard.analytics import analysis, hierarchy, terms
+from dashboard.figures import charts
+from dashboard.index import diskcache
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck.store import Store, StoreError
+from dashboard.server import uploads, worker
+from dashboard.system import heap
+from dashboard.text import links
 from dashboard.ui import indexed, tables
 
 LOG = logging.getLogger(__name__)
@@ -208,7 +202,7 @@ def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
-    with heap.long_lived():  # (`dashboard.heap`)
+    with heap.long_lived():  # (`dashboard.system.heap`)
         return corpus.load(_paths)
 
 
@@ -296,7 +290,7 @@ def _load_upload(source: CorpusSource, n_topics: int | str) -> corpus.LoadResult
         LOG.warning("upload %s refused: %s", source.digest[:12], error)
         result = _refused(
             source,
-            f"reading {error} (dashboard.uploads.PARSE_TIMEOUT_SECONDS, PARSE_MEMORY_BYTES): refused; "
+            f"reading {error} (dashboard.server.uploads.PARSE_TIMEOUT_SECONDS, PARSE_MEMORY_BYTES): refused; "
             "upload fewer or smaller files",
         )
         store.put(source.digest, "load", result, charge=1 << 10, holder=holder)
@@ -341,7 +335,7 @@ def _per_corpus(max_entries: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
     def decorate(function: Callable[P, T]) -> Callable[P, T]:
         @functools.wraps(function)
         def compute_once(*args: P.args, **kwargs: P.kwargs) -> T:
-            with heap.long_lived():  # kept for the corpus's life (`dashboard.heap`)
+            with heap.long_lived():  # kept for the corpus's life (`dashboard.system.heap`)
                 return function(*args, **kwargs)
 
         cached = st.cache_resource(show_spinner=False, max_entries=max_entries)(compute_once)
@@ -375,7 +369,7 @@ def analyze(
     """Topics, areas, map and similarity for a corpus (cached on digest and number of topics).
 
     A number of topics up to the fitted one (``auto``) is a cut of the fitted topics' tree
-    (`topic_tree`, `dashboard.analysis.cut`: a fraction of a second, no refit); more topics than
+    (`topic_tree`, `dashboard.analytics.analysis.cut`: a fraction of a second, no refit); more topics than
     that, or ``refit``, fit the model again at that number. For an uploaded corpus: fitted in a
     worker process at each number and kept in the upload store; raises `AnalysisFailed` when it
     cannot be fitted.
@@ -729,7 +723,7 @@ def with_repo_columns(
 
     An entry shares the papers' column arrays and adds only the repository columns (four entries for
     the 27k corpus hold 0.7 MB more than the corpus itself), so it is not charged to the uploads'
-    memory budget (`dashboard.uploads.MEMORY_BUDGET`); the upload it was made from is.
+    memory budget (`dashboard.server.uploads.MEMORY_BUDGET`); the upload it was made from is.
     """
     added = _repo_table(digest, generation, path, _papers)
     kept = _papers.drop(columns=[c for c in added.columns if c in _papers.columns])

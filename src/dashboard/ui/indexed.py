@@ -1,4 +1,4 @@
-"""The app's side of a prebuilt index (:mod:`dashboard.index`): opened once, shared by every session.
+"""The app's side of a prebuilt index (:mod:`dashboard.index.build`): opened once, shared by every session.
 
 `dashboard.ui.data` asks here first: when the corpus path is an index directory, the table, report,
 analysis, search and term counts come from the index (memory-mapped, nothing recomputed) instead of
@@ -18,10 +18,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import corpus, filters, heap, terms
+from dashboard import corpus, filters
 from dashboard import index as paper_index
-from dashboard.analysis import Analysis
-from dashboard.hierarchy import TopicTree
+from dashboard.analytics import terms
+from dashboard.analytics.analysis import Analysis
+from dashboard.analytics.hierarchy import TopicTree
+from dashboard.system import heap
 
 T = TypeVar("T")
 LOG = logging.getLogger(__name__)
@@ -47,7 +49,7 @@ def digest_of(path: str) -> str | None:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _open(digest: str, path: str) -> paper_index.PaperIndex | str:
     try:
-        with heap.long_lived():  # millions of objects, not walked by the collector (`dashboard.heap`)
+        with heap.long_lived():  # millions of objects, not walked by the collector (`dashboard.system.heap`)
             return paper_index.open_index(path)
     except paper_index.IndexFormatError as error:
         LOG.warning("cannot open index %s: %s", path, error)

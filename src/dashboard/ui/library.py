@@ -2,12 +2,12 @@
 controls the pages call, and the Library page's sections.
 
 The store comes from ``--library none|session|FILE`` after ``--`` on the command line, else
-``PAPER_DASHBOARD_LIBRARY``, else the default file (see `dashboard.library`). A file is opened once
+``PAPER_DASHBOARD_LIBRARY``, else the default file (see `dashboard.library.store`). A file is opened once
 per server (`st.cache_resource`; the `Library` serialises its own writes) and shared by every session;
 ``session`` gives each browser session its own in-memory library. A library that cannot be opened
 (corrupt, locked, newer) switches the feature off with a message: every other page works as before.
 
-Where corpus rows meet library papers (`dashboard.library.resolve`) is cached per corpus digest and
+Where corpus rows meet library papers (`dashboard.library.store.resolve`) is cached per corpus digest and
 library revision, so the ``list`` filter costs a dictionary look-up per run until someone writes.
 """
 
@@ -24,15 +24,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import library, uploads, worker
 from dashboard.filters import Filters
-from dashboard.library import Library, LibraryError, Location
+from dashboard.library import store as library
+from dashboard.library.store import Library, LibraryError, Location
+from dashboard.server import uploads, worker
 from dashboard.ui import keys
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import update_filters
 
 if TYPE_CHECKING:
-    from dashboard.ui.context import View
+    from dashboard.ui.view import View
 
 CONFIRM_ABOVE = 300  # adding more papers than this at once asks for a tick first
 EAGER_EXPORT_ENTRIES = 250  # a longer list's export file is made when the button is pressed
@@ -423,7 +424,7 @@ def entries_section(view: View, lib: Library, name: str) -> pd.DataFrame:
         {
             "title": shown["title"],
             "venue": [
-                " ".join(p for p in (str(v), library._year(y)) if p)
+                " ".join(p for p in (str(v), library.year_of(y)) if p)
                 for v, y in zip(shown["venue"], shown["year"], strict=True)
             ],
             "tags": shown["tags"].map(", ".join),
@@ -574,7 +575,8 @@ def _import(digest: str, papers: pd.DataFrame, analysis: Any) -> None:
         )
     except worker.WorkerError as error:
         st.session_state[keys.LIBRARY_NOTICE] = (
-            f"{upload.name} was not imported: reading {error} (dashboard.uploads.PARSE_TIMEOUT_SECONDS, "
+            f"{upload.name} was not imported: reading {error} "
+            "(dashboard.server.uploads.PARSE_TIMEOUT_SECONDS, "
             "PARSE_MEMORY_BYTES); import a smaller file"
         )
         return

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
-from dashboard import colours
+from dashboard.figures import colours
 from dashboard.screen import has_invisible, visible
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all also

@@ -2,7 +2,7 @@
 
 `found(view)` answers "which papers, in which order, with which score" for the view's ``q``,
 ``like`` and ``liketext`` (None when none is set). The word index comes from the prebuilt index, or
-is built once per raw corpus (`dashboard.wordindex`); the vector space is `dashboard.similar`'s
+is built once per raw corpus (`dashboard.search.wordindex`); the vector space is `dashboard.search.like`'s
 `DEFAULT_SPACE`, fitted once per corpus and number of topics. Both are shared read-only objects.
 """
 
@@ -15,15 +15,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import ranking, similar
 from dashboard.filters import highlight_spans
+from dashboard.search import like as similar
+from dashboard.search import ranking
+from dashboard.search.wordindex import WordIndex
 from dashboard.ui import data, indexed, keys
 from dashboard.ui.markup import escape_markdown, marked_html
 from dashboard.ui.url import sync_widget, write_query
-from dashboard.wordindex import WordIndex
 
 if TYPE_CHECKING:
-    from dashboard.ui.context import View
+    from dashboard.ui.view import View
 
 LIKE_TOP = 100  # papers listed for "papers like this"
 PREVIEW = 5  # best hits shown with their matched sentence highlighted, above the table

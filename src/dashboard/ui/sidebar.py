@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import reviews
+from dashboard.analytics import reviews
 from dashboard.schema import DECISION_TIERS
 from dashboard.ui import data, keys
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import read_filters, sync_widget, update_filters, write_filters
 
 if TYPE_CHECKING:
-    from dashboard.ui.context import View
+    from dashboard.ui.view import View
 
 # Widgets whose filters live behind "More filters": opened by itself when one of them is in use.
 MORE_FILTER_KEYS: tuple[str, ...] = (

@@ -18,8 +18,8 @@ import pandas as pd
 import scipy.sparse as sp
 from pandas.api.types import is_list_like
 
-from dashboard import extract
-from dashboard.terms import fit_width, text_width_px
+from dashboard.analytics.terms import fit_width, text_width_px
+from dashboard.text import extract
 
 RELEASED = "released"
 

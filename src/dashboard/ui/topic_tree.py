@@ -1,7 +1,8 @@
 """The Topics page's topic tree: what the number of topics means, the refit action, and the tree.
 
 Any number of topics up to the fitted one is a cut of the tree over the fitted topics
-(`dashboard.hierarchy`): the fitted topics merged, labels from the summed counts, no refit. A user who
+(`dashboard.analytics.hierarchy`): the fitted topics merged, labels from the summed counts, no refit. A
+user who
 wants topics fitted at that number asks for it (``refit=1`` in the URL, like every setting); more topics
 than were fitted are always a refit.
 """
@@ -13,10 +14,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import hierarchy, tree_charts
+from dashboard.analytics import hierarchy
+from dashboard.figures import tree as tree_charts
 from dashboard.ui import components, data, keys
-from dashboard.ui.context import View
 from dashboard.ui.url import update_filters
+from dashboard.ui.view import View
 
 
 def _fitted(view: View) -> tuple[hierarchy.TopicTree, list[str]] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import terms, trends
+from dashboard.analytics import terms, trends
 from dashboard.ui import data
 
 

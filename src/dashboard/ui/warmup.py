@@ -5,7 +5,7 @@ background thread as the server starts (`warm`). The thread does what the first 
 session would otherwise do before it could show anything, through the same cached functions
 (`dashboard.ui.data`), keyed the same way: it reads the default corpus (the bundled seeds,
 ``--corpus`` or ``PAPER_DASHBOARD_CORPUS``; a large raw file's disk-cache entry is built here, see
-`dashboard.diskcache`), imports the pages' modules (pandas, Plotly's figure classes, the app's own:
+`dashboard.index.diskcache`), imports the pages' modules (pandas, Plotly's figure classes, the app's own:
 about 0.6 s of a cold first run on the seeds) and, for a corpus whose topics are stored (a prebuilt
 index or a disk-cache entry), reads its topics.
 
@@ -20,7 +20,7 @@ the warm-up: opened the moment the server answered (two alternating pairs at 1M)
 at 31.8 and 34.2 s, against 29.3 and 32.1 s without this step.
 
 Last, for an index, it reads the index's files once into the system's page cache
-(`dashboard.index.prewarm`, when they take less than half of the memory available): the pages map
+(`dashboard.index.build.prewarm`, when they take less than half of the memory available): the pages map
 those files and read them when used, and on a cold cache the first search for a common word at a
 million papers read the rows it lists from the disk (the Papers page's first try 0.35 s, against
 0.12 s cached). About 6.5 s of reading for the 5.1 GB of a million papers' index, after the first
@@ -83,10 +83,10 @@ MODULES = (
     "dashboard.ui.components",
     "dashboard.ui.tables",
     "dashboard.ui.sidebar",
-    "dashboard.charts",
-    "dashboard.trend_charts",
-    "dashboard.tree_charts",
-    "dashboard.papermap",
+    "dashboard.figures.charts",
+    "dashboard.figures.trends",
+    "dashboard.figures.tree",
+    "dashboard.analytics.papermap",
 )
 
 THREAD_NAME = "paper-dashboard-warm-up"
@@ -216,7 +216,7 @@ def first_page(digest: str, papers: Any) -> Any:
     functions and keys (the default number of topics, the repository cache as it is now); the paper
     table the pages read (with its repository columns).
 
-    `tests/test_warmup.py` runs the Overview after this and checks that its first run makes none.
+    `tests/ui/test_warmup.py` runs the Overview after this and checks that its first run makes none.
     """
     import numpy as np
 
@@ -251,7 +251,7 @@ def other_pages(digest: str, fitted: Any, papers: Any) -> None:
     """
     import numpy as np
 
-    from dashboard import trends
+    from dashboard.analytics import trends
     from dashboard.ui import data, repos, trend_data
 
     counts = data.term_counts(digest, 1, False, papers)  # Terms' and Trends' default: single words
@@ -317,12 +317,13 @@ def log_to_terminal() -> None:
 async def lifespan(app: Any) -> AsyncIterator[None]:
     """The dashboard server's start and stop (``st.App(..., lifespan=lifespan)``): start `warm`, then
     (after the first visit) the helper process of the pages' short steps (`start_helper_after`); at
-    the stop, end that helper (`dashboard.worker.in_helper`). First, the dashboard's log lines go to
+    the stop, end that helper (`dashboard.server.worker.in_helper`). First, the dashboard's log lines go to
     the server's terminal (`log_to_terminal`) and its connections answer without Nagle's delay
-    (`dashboard.ui.sockets`); NumPy's arrays stay on ordinary pages (`dashboard.heap.small_pages`)."""
+    (`dashboard.ui.sockets`); NumPy's arrays stay on ordinary pages (`dashboard.system.heap.small_pages`)."""
     from streamlit import config
 
-    from dashboard import heap, worker
+    from dashboard.server import worker
+    from dashboard.system import heap
     from dashboard.ui import sockets
 
     log_to_terminal()

@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
-from dashboard import links
 from dashboard.repocheck import states
 from dashboard.repocheck.hosts.base import (
     Ask,
@@ -30,6 +29,7 @@ from dashboard.repocheck.hosts.base import (
     trim_listing,
 )
 from dashboard.repocheck.states import Facts
+from dashboard.text import links
 
 # First path parts of codeberg.org pages that are not an owner.
 _NOT_OWNERS = frozenset(

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from dashboard import links
 from dashboard.repocheck import states
 from dashboard.repocheck.hosts.base import (
     Ask,
@@ -26,6 +25,7 @@ from dashboard.repocheck.hosts.base import (
     trim_listing,
 )
 from dashboard.repocheck.states import Facts
+from dashboard.text import links
 
 SMALL_REPO_KB = 2048
 _REPO_FIELDS = ("full_name", "stargazers_count", "forks_count", "size", "archived", "fork", "license",

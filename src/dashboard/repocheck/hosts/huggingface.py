@@ -12,7 +12,6 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from dashboard import links
 from dashboard.repocheck import states
 from dashboard.repocheck.hosts.base import (
     Ask,
@@ -25,6 +24,7 @@ from dashboard.repocheck.hosts.base import (
     trim_text,
 )
 from dashboard.repocheck.states import Facts, Malformed
+from dashboard.text import links
 
 KINDS = {"spaces": "space", "datasets": "dataset", "models": "model"}
 

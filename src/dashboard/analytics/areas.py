@@ -1,0 +1,228 @@
+"""Research areas: an editable taxonomy (TOML) of machine-learning areas with keyword rules.
+
+Topics are learned from each corpus; areas are fixed, named groups that mean the same on 57 abstracts as
+on 27,000. The default taxonomy ships as ``dashboard/data/areas.toml`` (its header explains the rules);
+a user can point to their own file with the same layout.
+
+>>> taxonomy = load_taxonomy()
+>>> assign_areas(["We train a graph neural network for molecule property prediction."], taxonomy)
+[['Graphs & geometric learning', 'Science & engineering applications']]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dashboard.text.tokens import scan
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (tomli)
+    import tomli as tomllib
+
+DEFAULT_TAXONOMY_NAME = "areas.toml"
+KEYWORD_WEIGHT = 1.0
+STRONG_WEIGHT = 2.0
+MAX_MENTIONS_COUNTED = 3  # one phrase repeated cannot decide an area on its own
+
+
+class TaxonomyError(ValueError):
+    """A taxonomy file that cannot be used; the message names the file and the line."""
+
+
+@dataclass(frozen=True)
+class Area:
+    """One research area and its keyword rules (phrases as normalised term tuples)."""
+
+    name: str
+    phrases: tuple[tuple[tuple[str, ...], float], ...]
+    exclude: tuple[tuple[str, ...], ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    """The areas and the thresholds that turn keyword scores into a paper's areas."""
+
+    areas: tuple[Area, ...]
+    min_score: float = 2.0
+    max_areas: int = 3
+    relative_cut: float = 0.4
+    source: str = DEFAULT_TAXONOMY_NAME
+
+    @property
+    def names(self) -> list[str]:
+        """The area names in file order."""
+        return [area.name for area in self.areas]
+
+
+def _phrase_terms(phrase: str) -> tuple[str, ...]:
+    """A keyword phrase as the terms it matches; hyphenated words match with or without the hyphen."""
+    return tuple(part for term in scan(phrase) if term for part in term.split("-") if part)
+
+
+def _line_of_area(text: str, index: int) -> int:
+    """1-based line of the ``index``-th ``[[area]]`` header (0-based index), for error messages."""
+    headers = [m.start() for m in re.finditer(r"^[ \t]*\[\[[ \t]*area[ \t]*\]\]", text, re.MULTILINE)]
+    if index >= len(headers):
+        return 1
+    return text.count("\n", 0, headers[index]) + 1
+
+
+def _string_list(value: Any, what: str, where: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TaxonomyError(f'{where}: \'{what}\' must be a list of strings, e.g. {what} = ["graph", "node"]')
+    return value
+
+
+def _number(settings: dict[str, Any], key: str, default: float, where: str) -> float:
+    value = settings.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise TaxonomyError(f"{where}: setting '{key}' must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+def parse_taxonomy(text: str, source: str = "<taxonomy>") -> Taxonomy:
+    """Build a taxonomy from TOML text; :class:`TaxonomyError` names ``source`` and the line on a problem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        # tomllib's message ends with "(at line N, column M)".
+        raise TaxonomyError(f"{source}: not valid TOML: {error}") from None
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict):
+        raise TaxonomyError(f"{source}: [settings] must be a table")
+    raw_areas = data.get("area")
+    if not isinstance(raw_areas, list) or not raw_areas:
+        raise TaxonomyError(f"{source}: no areas found; each area starts with a line [[area]] and has a name")
+    areas: list[Area] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(raw_areas):
+        where = f"{source}: line {_line_of_area(text, index)} (area {index + 1})"
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            raise TaxonomyError(f'{where}: the area has no name; add name = "..."')
+        if name in seen:
+            raise TaxonomyError(f"{where}: the area name {name!r} is used twice")
+        seen.add(name)
+        unknown = set(raw) - {"name", "keywords", "strong", "exclude", "description"}
+        if unknown:
+            raise TaxonomyError(f"{where}: unknown key(s) {sorted(unknown)} in area {name!r}")
+        weighted = [(p, KEYWORD_WEIGHT) for p in _string_list(raw.get("keywords"), "keywords", where)]
+        weighted += [(p, STRONG_WEIGHT) for p in _string_list(raw.get("strong"), "strong", where)]
+        phrases: dict[tuple[str, ...], float] = {}
+        for phrase, weight in weighted:
+            terms = _phrase_terms(phrase)
+            if terms:
+                phrases[terms] = max(weight, phrases.get(terms, 0.0))
+        if not phrases:
+            raise TaxonomyError(f"{where}: area {name!r} has no keywords or strong phrases")
+        exclude = tuple(
+            t for t in map(_phrase_terms, _string_list(raw.get("exclude"), "exclude", where)) if t
+        )
+        description = raw.get("description", "")
+        areas.append(Area(name.strip(), tuple(phrases.items()), exclude, str(description)))
+    return Taxonomy(
+        areas=tuple(areas),
+        min_score=_number(settings, "min_score", 2.0, source),
+        max_areas=max(1, int(_number(settings, "max_areas", 3, source))),
+        relative_cut=_number(settings, "relative_cut", 0.4, source),
+        source=source,
+    )
+
+
+def load_taxonomy(path: Path | str | None = None) -> Taxonomy:
+    """The taxonomy in ``path``, or the one shipped with the package when ``path`` is None."""
+    if path is None:
+        text = (
+            resources.files("dashboard").joinpath("data", DEFAULT_TAXONOMY_NAME).read_text(encoding="utf-8")
+        )
+        return parse_taxonomy(text, DEFAULT_TAXONOMY_NAME)
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise TaxonomyError(f"{path}: cannot read the taxonomy file: {error}") from None
+    return parse_taxonomy(text, str(path))
+
+
+class _PhraseIndex:
+    """Phrases of all areas indexed by their first term, so a text is matched in one pass."""
+
+    def __init__(self, taxonomy: Taxonomy) -> None:
+        self.n_areas = len(taxonomy.areas)
+        self.first: dict[str, list[tuple[tuple[str, ...], int, float, bool]]] = {}
+        for column, area in enumerate(taxonomy.areas):
+            for terms, weight in area.phrases:
+                self.first.setdefault(terms[0], []).append((terms, column, weight, False))
+            for terms in area.exclude:
+                self.first.setdefault(terms[0], []).append((terms, column, 0.0, True))
+
+    def score(self, document: str | Sequence[str]) -> np.ndarray:
+        scanned = scan(document) if isinstance(document, str) else document
+        terms = [part for term in scanned for part in (term.split("-") if "-" in term else (term,))]
+        counts: dict[tuple[tuple[str, ...], int], int] = {}
+        weights: dict[tuple[tuple[str, ...], int], float] = {}
+        excluded: set[int] = set()
+        for i, term in enumerate(terms):
+            for phrase, column, weight, is_exclusion in self.first.get(term, ()):
+                if tuple(terms[i : i + len(phrase)]) != phrase:
+                    continue
+                if is_exclusion:
+                    excluded.add(column)
+                else:
+                    counts[phrase, column] = counts.get((phrase, column), 0) + 1
+                    weights[phrase, column] = weight
+        scores = np.zeros(self.n_areas, dtype=np.float32)
+        for key, count in counts.items():
+            scores[key[1]] += weights[key] * min(count, MAX_MENTIONS_COUNTED)
+        scores[list(excluded)] = 0.0
+        return scores
+
+
+def area_scores(texts: Iterable[str | Sequence[str]], taxonomy: Taxonomy) -> np.ndarray:
+    """A papers x areas matrix of keyword scores (columns in ``taxonomy.names`` order).
+
+    A text may be given already scanned (:func:`dashboard.text.tokens.scan`).
+    """
+    index = _PhraseIndex(taxonomy)
+    rows = [index.score(text) for text in texts]
+    if not rows:
+        return np.zeros((0, len(taxonomy.areas)), dtype=np.float32)
+    return np.vstack(rows)
+
+
+def areas_from_scores(scores: np.ndarray, taxonomy: Taxonomy) -> list[list[str]]:
+    """Each paper's areas, best first: score >= min_score and >= relative_cut x the paper's best."""
+    names = taxonomy.names
+    result: list[list[str]] = []
+    for row in scores:
+        best = float(row.max()) if row.size else 0.0
+        if best < taxonomy.min_score:
+            result.append([])
+            continue
+        cut = max(taxonomy.min_score, taxonomy.relative_cut * best)
+        order = np.argsort(-row, kind="stable")[: taxonomy.max_areas]
+        result.append([names[i] for i in order if row[i] >= cut])
+    return result
+
+
+def assign_areas(texts: Iterable[str], taxonomy: Taxonomy | None = None) -> list[list[str]]:
+    """The research areas of every text (multi-label, best first; ``[]`` when no rule fires)."""
+    taxonomy = taxonomy or load_taxonomy()
+    return areas_from_scores(area_scores(texts, taxonomy), taxonomy)
+
+
+def primary_area(areas: Sequence[str]) -> str:
+    """A paper's best area, ``""`` when it has none."""
+    return areas[0] if areas else ""

@@ -1,0 +1,496 @@
+"""Topics a researcher recognises: a scikit-learn-style topic model over abstracts.
+
+The default pipeline (``method="kmeans"``), each step measured on ICLR 2026 against OpenReview's
+``primary_area`` (``bench/topic_quality.py``):
+
+1. TF-IDF over the terms of :mod:`dashboard.text.tokens` (ML stop list, phrase-bounded bigrams, sublinear tf).
+2. LSA: a truncated SVD of it, rows L2-normalised (synonyms and related terms meet).
+3. Guidance (optional, on by default): each paper's research-area keyword scores from the taxonomy
+   (:mod:`dashboard.analytics.areas`) join the LSA vector as a second, smaller view, so topics lean towards
+   areas a
+   researcher knows. A paper no area rule fires on is not affected.
+4. Neighbour smoothing: each paper's vector is blended with those of its nearest neighbours (a few steps
+   of propagation over the k-nearest-neighbour graph): one abstract is short and noisy, its neighbours
+   say what it is about.
+5. Spherical k-means; clusters too small to name are dissolved into the nearest other topic.
+6. Each topic is described by class-based TF-IDF over the original TF-IDF (terms frequent in the topic
+   and rare elsewhere); its label is two or three of those terms, distinctive and not overlapping.
+7. A paper far from its topic compared to the topic's typical member is an outlier (topic -1).
+
+``method="nmf"`` (NMF on the neighbour-smoothed TF-IDF) and ``method="lda"`` (LDA on counts) are the
+alternatives. ``n_topics="auto"`` tries a range of k that fits the corpus size and keeps the k whose
+clusters are most stable across seeds and whose top terms are most coherent (NPMI).
+
+>>> model = TopicModel(n_topics=2).fit(["graph neural networks for molecules", "graph networks on molecules",
+...                                     "diffusion models for images", "image diffusion sampling"])
+>>> sorted(set(model.labels_.tolist()))
+[0, 1]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.decomposition import NMF, LatentDirichletAllocation, TruncatedSVD
+from sklearn.metrics import adjusted_mutual_info_score
+from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
+
+from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
+from dashboard.analytics.hierarchy import (
+    LABEL_SEPARATOR as LABEL_SEPARATOR,  # re-exported: labels are joined by it
+)
+from dashboard.analytics.hierarchy import make_labels, mass_scores, top_terms
+from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
+from dashboard.text.tokens import make_vectorizer, min_df_for, scan
+
+METHODS: tuple[str, ...] = ("kmeans", "nmf", "lda")
+MAX_TOPICS = 60  # more than this is not readable in a dashboard, whatever the corpus size
+
+
+def topic_range(n_documents: int) -> tuple[int, int]:
+    """The range of topic counts ``n_topics="auto"`` considers for a corpus of this size.
+
+    Grows like the square root of the corpus: a handful for 50 abstracts, 10-35 for 1,000, up to 60.
+
+    >>> topic_range(57), topic_range(1000), topic_range(27000)
+    ((3, 8), (11, 34), (25, 60))
+    """
+    if n_documents < 4:
+        return (1, max(1, n_documents))
+    root = np.sqrt(n_documents / 2)
+    low = int(np.clip(round(0.5 * root), 2, 25))
+    high = int(np.clip(round(1.5 * root), low + 1, MAX_TOPICS))
+    return low, min(high, n_documents - 1)
+
+
+def _candidate_ks(low: int, high: int, count: int = 6) -> list[int]:
+    return sorted({int(round(k)) for k in np.linspace(low, high, count)})
+
+
+def npmi_coherence(
+    top_terms: Sequence[Sequence[str]], doc_terms: sp.spmatrix, vocabulary: dict[str, int]
+) -> np.ndarray:
+    """Mean NPMI of each topic's term pairs, from document co-occurrence in ``doc_terms`` (docs x terms).
+
+    NPMI is 1 for terms that always occur together, 0 for independent ones, -1 for terms never seen
+    together. Terms missing from ``vocabulary`` are skipped.
+    """
+    binary = sp.csc_matrix(doc_terms, dtype=np.float32)
+    binary.data[:] = 1.0
+    n_docs = binary.shape[0]
+    scores = []
+    for terms in top_terms:
+        columns = [vocabulary[t] for t in terms if t in vocabulary]
+        if len(columns) < 2 or n_docs == 0:
+            scores.append(0.0)
+            continue
+        sub = binary[:, columns]
+        together = (sub.T @ sub).toarray() / n_docs
+        alone = np.diag(together)
+        values = []
+        for i, j in itertools.combinations(range(len(columns)), 2):
+            p_ij = together[i, j]
+            if p_ij <= 0:
+                values.append(-1.0)
+            elif p_ij >= 1:
+                values.append(1.0)
+            else:
+                values.append(float(np.log(p_ij / (alone[i] * alone[j])) / -np.log(p_ij)))
+        scores.append(float(np.mean(values)))
+    return np.asarray(scores)
+
+
+def class_tfidf(doc_terms: sp.spmatrix, labels: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
+    """Class-based TF-IDF (BERTopic's c-TF-IDF) of each topic, and each term's share of its mass per topic.
+
+    Returns ``(scores, shares)``, both topics x terms; outlier papers (label < 0) are left out.
+    """
+    keep = labels >= 0
+    membership = sp.csr_matrix(
+        (np.ones(int(keep.sum()), dtype=np.float32), (labels[keep], np.flatnonzero(keep))),
+        shape=(n_topics, doc_terms.shape[0]),
+    )
+    return mass_scores(np.asarray((membership @ doc_terms).todense(), dtype=np.float64))
+
+
+def gram_lsa(matrix: sp.spmatrix, dims: int) -> np.ndarray:
+    """Exact LSA document vectors (U x singular values) from the eigenvectors of the papers' Gram matrix.
+
+    For a few thousand papers this small dense eigenproblem is faster and steadier than an iterative SVD;
+    each axis's sign is fixed (largest coordinate positive) so the result does not depend on the solver.
+    """
+    gram = np.asarray((matrix @ matrix.T).todense(), dtype=np.float64)
+    n = gram.shape[0]
+    values, vectors = scipy.linalg.eigh(gram, subset_by_index=[n - dims, n - 1], driver="evr")
+    order = np.argsort(values)[::-1]
+    coords = vectors[:, order] * np.sqrt(np.clip(values[order], 0, None))
+    flip = coords[np.argmax(np.abs(coords), axis=0), np.arange(coords.shape[1])] < 0
+    coords[:, flip] *= -1
+    return coords.astype(np.float32)
+
+
+def neighbour_graph(vectors: np.ndarray, n_neighbors: int, chunk: int = 1024) -> sp.csr_matrix:
+    """Row-normalised k-nearest-neighbour graph by cosine (rows of ``vectors`` must be L2-normalised).
+
+    Computed in row blocks so memory stays at ``chunk x n``; weights are the (non-negative) similarities.
+    """
+    n = vectors.shape[0]
+    k = min(n_neighbors, n - 1)
+    if k < 1:
+        return sp.csr_matrix((n, n), dtype=np.float32)
+    rows, cols, vals = [], [], []
+    for start in range(0, n, chunk):
+        block = vectors[start : start + chunk] @ vectors.T
+        block[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = -np.inf
+        nearest = np.argpartition(-block, k - 1, axis=1)[:, :k]
+        rows.append(np.repeat(np.arange(start, start + block.shape[0]), k))
+        cols.append(nearest.ravel())
+        vals.append(np.clip(np.take_along_axis(block, nearest, axis=1).ravel(), 0, None))
+    graph = sp.csr_matrix(
+        (np.concatenate(vals).astype(np.float32), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
+    )
+    return normalize(graph, norm="l1")
+
+
+def smooth(vectors: np.ndarray, graph: sp.csr_matrix, steps: int) -> np.ndarray:
+    """Blend every vector with its neighbours' (``steps`` rounds of propagation), rows L2-normalised."""
+    out = vectors
+    for _ in range(steps):
+        out = normalize(vectors + graph @ out)
+    return out
+
+
+def _threads_for(n_rows: int) -> threadpool_limits | contextlib.nullcontext[None]:
+    """One thread for small inputs: starting OpenMP threads costs more than the work they share."""
+    return threadpool_limits(limits=1) if n_rows <= 5_000 else contextlib.nullcontext()
+
+
+@dataclass(frozen=True)
+class _Clustering:
+    labels: np.ndarray  # per paper, 0..k-1 (before outliers)
+    doc_topic: np.ndarray | None  # papers x topics from the method itself (NMF/LDA), else None
+    term_scores: np.ndarray | None  # topics x terms from the method itself (NMF/LDA), else None
+
+
+class TopicModel:
+    """Topics of a list of abstracts, scikit-learn style (``fit`` returns self; learned attributes end in _).
+
+    Parameters are stored as given; see the module docstring for the pipeline.
+
+    Learned: ``n_topics_``, ``labels_`` (topic per paper, -1 outlier), ``weights_`` (0..1), ``is_outlier_``,
+    ``topic_labels_``, ``top_terms_`` (per topic, (term, weight) pairs, best = 1), ``topic_sizes_``,
+    ``representative_docs_`` (per topic, paper indices, most typical first), ``doc_topic_`` (papers x
+    topics, rows sum to 1), ``vectorizer_`` and ``terms_`` (its vocabulary), ``tfidf_`` (papers x terms,
+    L2 rows), ``lsa_`` (papers x dims, L2 rows), ``embedding_`` (what the clustering saw, L2 rows),
+    ``area_scores_`` (papers x taxonomy areas, None without guidance), ``k_scores_`` (the auto-k table:
+    k, stability, coherence, score; None when k was given).
+
+    Above ``max_fit_documents`` papers the neighbour graph and the clustering are fitted on a seeded sample
+    and the other papers join their nearest topic, so the cost stays linear in the corpus.
+    """
+
+    def __init__(
+        self,
+        n_topics: int | str = "auto",
+        method: str = "kmeans",
+        random_state: int = 0,
+        *,
+        ngram_range: tuple[int, int] = (1, 2),
+        min_df: int | float | None = None,
+        max_df: float = 0.5,
+        max_features: int | None = 30_000,
+        n_components: int = 40,
+        n_neighbors: int = 10,
+        smoothing_steps: int = 3,
+        guidance: float = 1.0,
+        taxonomy: Taxonomy | None = None,
+        outlier_ratio: float = 0.6,
+        max_fit_documents: int = 30_000,
+        auto_k_runs: int = 5,
+    ) -> None:
+        self.n_topics = n_topics
+        self.method = method
+        self.random_state = random_state
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.smoothing_steps = smoothing_steps
+        self.guidance = guidance
+        self.taxonomy = taxonomy
+        self.outlier_ratio = outlier_ratio
+        self.max_fit_documents = max_fit_documents
+        self.auto_k_runs = auto_k_runs
+
+    # -- the pipeline, step by step -------------------------------------------------------------------
+    def fit(self, texts: Sequence[str], y: object = None) -> TopicModel:
+        """Fit topics to ``texts`` (a list or Series of abstracts)."""
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        # Scanned once: TF-IDF, the area rules and LDA's counts all read the same terms.
+        scanned = [scan(str(t)) for t in texts]
+        n_docs = len(scanned)
+        self.tfidf_ = self._fit_tfidf(scanned)
+        self.lsa_ = self._fit_lsa(self.tfidf_)
+        self.embedding_ = self._embed(scanned, self.lsa_)
+        # Duplicate abstracts are one point to a clustering: never ask for more topics than points.
+        n_points = min(n_docs, len(np.unique(np.round(self.embedding_[self._fit_rows], 5), axis=0)))
+        self.k_scores_ = self._auto_k_table(n_points) if self.n_topics == "auto" else None
+        k = self._chosen_k(n_points)
+        self._texts = scanned
+        try:
+            clustering = self._cluster(k)
+        finally:
+            del self._texts  # not a learned attribute: the model does not keep the corpus
+        self._describe(clustering, k)
+        return self
+
+    def _fit_tfidf(self, texts: list[list[str]]) -> sp.csr_matrix:
+        n_docs = len(texts)
+        min_df = self.min_df if self.min_df is not None else min_df_for(n_docs)
+        # A tiny corpus cannot drop terms used by half the papers: those may be all the terms it has.
+        max_df = self.max_df if n_docs >= 20 else 1.0
+        self.vectorizer_ = make_vectorizer(
+            "tfidf",
+            ngram_range=self.ngram_range,
+            min_df=min_df,
+            max_df=max_df,
+            max_features=self.max_features,
+        )
+        try:
+            matrix = self.vectorizer_.fit_transform(texts)
+        except ValueError:  # no term survives (empty texts, or only stop words)
+            self.vectorizer_ = make_vectorizer("tfidf", ngram_range=self.ngram_range, stop_words=False)
+            try:
+                matrix = self.vectorizer_.fit_transform(texts)
+            except ValueError:
+                matrix = sp.csr_matrix((n_docs, 1), dtype=np.float32)
+                self.vectorizer_ = None
+        self.terms_ = (
+            self.vectorizer_.get_feature_names_out()
+            if self.vectorizer_ is not None
+            else np.array([""], dtype=object)
+        )
+        return sp.csr_matrix(matrix, dtype=np.float32)
+
+    def _fit_lsa(self, tfidf: sp.csr_matrix) -> np.ndarray:
+        n_docs, n_terms = tfidf.shape
+        dims = min(self.n_components, n_docs - 1, n_terms - 1)
+        if dims < 2:
+            return normalize(np.asarray(tfidf.todense(), dtype=np.float32))
+        if n_docs <= 2_000:
+            return normalize(gram_lsa(tfidf, dims))
+        svd = TruncatedSVD(dims, algorithm="randomized", random_state=self.random_state)
+        return normalize(svd.fit_transform(tfidf).astype(np.float32))
+
+    def _guide(self, texts: list[list[str]]) -> np.ndarray | None:
+        self.area_scores_ = None
+        if not self.guidance:
+            return None
+        taxonomy = self.taxonomy or load_taxonomy()
+        self.area_scores_ = area_scores(texts, taxonomy)
+        # Square root: two mentions of a strong phrase should not outweigh the text four to one.
+        return self.guidance * normalize(np.sqrt(self.area_scores_))
+
+    def _embed(self, texts: list[list[str]], lsa: np.ndarray) -> np.ndarray:
+        guide = self._guide(texts)
+        base = (normalize(np.hstack([lsa, guide])) if guide is not None else lsa).astype(np.float32)
+        self._fit_rows = self._sample_rows(len(texts))
+        self.neighbours_: sp.csr_matrix | None = None
+        if self.smoothing_steps and self.n_neighbors:
+            sub = base[self._fit_rows]
+            graph = neighbour_graph(sub, self.n_neighbors)
+            smoothed = base.copy()
+            smoothed[self._fit_rows] = smooth(sub, graph, self.smoothing_steps)
+            self.neighbours_ = graph
+            return smoothed
+        return base
+
+    def _sample_rows(self, n_docs: int) -> np.ndarray:
+        """The papers the clustering is fitted on: those with a known term (an empty text, such as a
+        placeholder abstract left out by `analysis.paper_texts`, never pulls a topic towards it), all
+        of them up to ``max_fit_documents``."""
+        with_terms = np.flatnonzero(np.diff(self.tfidf_.indptr) > 0)
+        rows = with_terms if len(with_terms) >= 2 else np.arange(n_docs)
+        if len(rows) <= self.max_fit_documents:
+            return rows
+        rng = np.random.default_rng(self.random_state)
+        return np.sort(rng.choice(rows, self.max_fit_documents, replace=False))
+
+    def _chosen_k(self, n_points: int) -> int:
+        if n_points == 0:
+            return 0
+        if self.n_topics == "auto":
+            table = self.k_scores_
+            return int(table[int(np.argmax([row["score"] for row in table]))]["k"]) if table else 1
+        if isinstance(self.n_topics, str) or int(self.n_topics) < 1:
+            raise ValueError(f"n_topics must be a positive integer or 'auto', got {self.n_topics!r}")
+        return min(int(self.n_topics), n_points)
+
+    def _auto_k_table(self, n_points: int) -> list[dict[str, float]]:
+        """Score each candidate k by stability across seeds plus coherence of its top terms."""
+        low, high = topic_range(n_points)
+        if high <= 1:
+            return [{"k": 1, "stability": 1.0, "coherence": 0.0, "score": 1.0}]
+        rng = np.random.default_rng(self.random_state)
+        rows = self._fit_rows
+        if len(rows) > 5_000:  # the criterion is stable on a sample, and the search stays fast
+            rows = np.sort(rng.choice(rows, 5_000, replace=False))
+        vectors = self.embedding_[rows]
+        doc_terms = self.tfidf_[rows]
+        vocabulary = {str(t): i for i, t in enumerate(self.terms_)}
+        table = []
+        for k in _candidate_ks(low, high):
+            with _threads_for(len(rows)):
+                runs = [
+                    KMeans(k, n_init=1, random_state=self.random_state + seed).fit_predict(vectors)
+                    for seed in range(self.auto_k_runs)
+                ]
+            stability = float(
+                np.mean([adjusted_mutual_info_score(a, b) for a, b in itertools.combinations(runs, 2)])
+            )
+            coherences = []
+            for run in runs:
+                scores, _ = class_tfidf(doc_terms, run, k)
+                top = [[str(self.terms_[i]) for i in np.argsort(-row)[:10] if row[i] > 0] for row in scores]
+                coherences.append(float(np.mean(npmi_coherence(top, doc_terms, vocabulary))))
+            coherence = float(np.mean(coherences))
+            table.append({"k": k, "stability": stability, "coherence": coherence})
+        # The criterion is noisy from one k to the next; what matters is the region where it is high, so
+        # each k is scored by the mean over itself and its neighbours in the grid.
+        raw = np.array([row["stability"] + row["coherence"] for row in table])
+        for i, row in enumerate(table):
+            row["score"] = float(raw[max(0, i - 1) : i + 2].mean())
+        return table
+
+    def _cluster(self, k: int) -> _Clustering:
+        n_docs = self.embedding_.shape[0]
+        if k <= 1 or n_docs < 2:
+            return _Clustering(np.zeros(n_docs, dtype=int), None, None)
+        if self.method == "kmeans":
+            return self._kmeans(k)
+        if self.method == "nmf":
+            return self._nmf(k)
+        return self._lda(k)
+
+    def _kmeans(self, k: int) -> _Clustering:
+        fit_rows = self._fit_rows
+        with _threads_for(len(fit_rows)):
+            kmeans = KMeans(k, n_init=3, random_state=self.random_state).fit(self.embedding_[fit_rows])
+        centroids = normalize(kmeans.cluster_centers_)
+        labels = np.argmax(self.embedding_ @ centroids.T, axis=1)
+        labels[fit_rows] = kmeans.labels_
+        labels = self._dissolve_small(labels, self.embedding_ @ centroids.T)
+        return _Clustering(labels, None, None)
+
+    def _min_topic_size(self, n_docs: int) -> int:
+        return int(np.clip(n_docs // 200, 2, 10))
+
+    def _dissolve_small(self, labels: np.ndarray, similarity: np.ndarray) -> np.ndarray:
+        """Give the papers of topics too small to name to their next nearest topic."""
+        labels = labels.copy()
+        minimum = self._min_topic_size(len(labels))
+        similarity = similarity.copy()
+        while True:
+            sizes = np.bincount(labels, minlength=similarity.shape[1])
+            alive = sizes >= minimum
+            small = np.flatnonzero((sizes > 0) & ~alive)
+            if len(small) == 0 or not alive.any():
+                return labels
+            similarity[:, ~alive] = -np.inf
+            moving = np.isin(labels, small)
+            labels[moving] = np.argmax(similarity[moving], axis=1)
+
+    def _nmf(self, k: int) -> _Clustering:
+        tfidf = self.tfidf_
+        matrix = tfidf
+        if self.neighbours_ is not None and len(self._fit_rows) == tfidf.shape[0]:
+            # One step only: every step multiplies the non-zeros of the matrix by about n_neighbors.
+            matrix = sp.csr_matrix(normalize(tfidf + self.neighbours_ @ tfidf))
+        nmf = NMF(k, init="nndsvda", random_state=self.random_state, max_iter=300)
+        weights = nmf.fit_transform(matrix)
+        # Scale so a topic's weight is comparable across topics whatever the norm of its term vector.
+        weights = weights * np.linalg.norm(nmf.components_, axis=1)
+        doc_topic = normalize(weights + 1e-12, norm="l1")
+        labels = self._dissolve_small(np.argmax(doc_topic, axis=1), doc_topic)
+        return _Clustering(labels, doc_topic, nmf.components_)
+
+    def _lda(self, k: int) -> _Clustering:
+        # LDA models word counts, not TF-IDF: count the same vocabulary the TF-IDF kept.
+        # Single words only: on abstracts LDA's topics are clearer without the sparse bigram counts.
+        counter = make_vectorizer("count", ngram_range=(1, 1))
+        if self.vectorizer_ is not None:
+            unigrams = [t for t in self.vectorizer_.vocabulary_ if " " not in t]
+            counter.set_params(vocabulary=unigrams or None)
+        matrix = counter.fit_transform(self._texts)
+        lda = LatentDirichletAllocation(
+            k,
+            random_state=self.random_state,
+            learning_method="online" if matrix.shape[0] > 5_000 else "batch",
+            max_iter=50,
+        )
+        doc_topic = lda.fit_transform(matrix)
+        labels = self._dissolve_small(np.argmax(doc_topic, axis=1), doc_topic)
+        return _Clustering(labels, doc_topic, lda.components_)
+
+    def _describe(self, clustering: _Clustering, k: int) -> None:
+        labels = clustering.labels.copy()
+        # Number topics by size, largest first, so topic 0 is the biggest (ties: first paper first).
+        present = [t for t in range(max(k, 1)) if (labels == t).any()]
+        present.sort(key=lambda t: (-int((labels == t).sum()), int(np.argmax(labels == t))))
+        renumber = {old: new for new, old in enumerate(present)}
+        labels = np.array([renumber[t] for t in labels], dtype=int)
+        n_topics = len(present)
+        # How strongly a paper belongs, for every method alike: its own text (LSA, unsmoothed) against
+        # its topic's mean text.
+        text_centroids = normalize(np.vstack([self.lsa_[labels == t].sum(axis=0) for t in range(n_topics)]))
+        similarity = np.clip(self.lsa_ @ text_centroids.T, 0, None)
+        strength = similarity[np.arange(len(labels)), labels].astype(float)
+        if clustering.doc_topic is not None:
+            doc_topic = normalize(clustering.doc_topic[:, present], norm="l1")
+        else:
+            doc_topic = normalize(similarity**2 + 1e-12, norm="l1")
+
+        outlier = np.zeros(len(labels), dtype=bool)
+        for t in range(n_topics):
+            members = labels == t
+            typical = float(np.median(strength[members]))
+            outlier |= members & (strength < self.outlier_ratio * typical)
+        outlier |= strength <= 0  # an abstract with no known term belongs nowhere
+
+        scores, shares = class_tfidf(self.tfidf_, np.where(outlier, -1, labels), n_topics)
+        if clustering.term_scores is not None and self.method == "nmf":
+            scores = normalize(clustering.term_scores[present], norm="l1") * (scores > 0)
+        sizes = np.bincount(labels[~outlier], minlength=n_topics)
+        order = list(np.argsort(-sizes, kind="stable"))
+        self.n_topics_ = n_topics
+        self.topic_labels_ = make_labels(scores, shares, self.terms_, order)
+        self.top_terms_ = top_terms(scores, self.terms_)
+        self.labels_ = np.where(outlier, OUTLIER_TOPIC, labels)
+        self.weights_ = np.round(np.clip(strength, 0, 1), 4)
+        self.is_outlier_ = outlier
+        self.topic_sizes_ = sizes
+        self.doc_topic_ = doc_topic
+        self.representative_docs_ = [
+            [int(i) for i in sorted(np.flatnonzero(self.labels_ == t), key=lambda i: (-strength[i], i))[:10]]
+            for t in range(n_topics)
+        ]
+
+    # -- using the fitted model ----------------------------------------------------------------------
+    def topic_label(self, topic: int) -> str:
+        """The label of a topic number (``"Outlier"`` for -1)."""
+        return OUTLIER_LABEL if topic == OUTLIER_TOPIC else self.topic_labels_[topic]
+
+    def paper_labels(self) -> list[str]:
+        """The topic label of every fitted paper."""
+        return [self.topic_label(int(t)) for t in self.labels_]

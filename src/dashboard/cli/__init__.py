@@ -1,0 +1,1 @@
+"""The ``paper-dashboard`` command: `main` builds the parser from one module per command."""

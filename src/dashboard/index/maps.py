@@ -1,0 +1,297 @@
+"""The map phase of a build: read the files into partitions, count each partition, assign its topics.
+
+A build is two maps and a fit (`dashboard.index.build`): these are the maps, as pure functions of one
+partition, run by `LocalMaps` in this machine's processes or by `dashboard.index.distributed.DaskMaps`
+on a cluster; either gives the same files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import multiprocessing
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+from dashboard import corpus
+from dashboard.analytics.areas import (
+    parse_taxonomy,
+)
+from dashboard.index.format import _STR, IndexBuildError, arrow_to_table, read_arrow, table_to_arrow
+
+
+@dataclass(frozen=True)
+class Part:
+    """One partition of the paper table, as the count step left it on disk (the client's copy)."""
+
+    directory: Path
+    rows: int
+    source: str = ""  # the input file it was cut from
+    first_row: int = 0  # its first paper's row in that file (0-based)
+
+    @property
+    def where(self) -> str:
+        """How an error names it: ``partition 00002-0001 (papers 50,001-100,000 of abstracts.jsonl)``."""
+        return partition_name(self.directory.name, self.source, self.first_row, self.rows)
+
+
+def partition_name(name: str, source: str, first_row: int, rows: int) -> str:
+    """A partition as messages name it: its folder name, its papers and the file they came from."""
+    return f"partition {name} (papers {first_row + 1:,}-{first_row + rows:,} of {source})"
+
+
+def read_partitions(source: str, partition_size: int) -> tuple[dict[str, Any], list[tuple[bytes, int]]]:
+    """Map step 0 for one file (a path or fsspec URL): load it, cut its table into partitions.
+
+    Returns the file's load report (as a dict) and each partition's paper table as Arrow IPC bytes with
+    its number of papers.
+    """
+    from dashboard.index import locations
+
+    try:
+        with locations.local_copy(source) as path:
+            result = corpus.load([path])
+        report = dataclasses.asdict(result.report.files[0]) if result.report.files else {}
+        papers = result.papers
+        starts = range(0, len(papers), partition_size)
+        chunks = (papers.iloc[start : start + partition_size] for start in starts)
+        tables = [(_arrow_bytes(table_to_arrow(chunk)), len(chunk)) for chunk in chunks]
+    except Exception as error:
+        raise IndexBuildError(f"reading {source} failed: {type(error).__name__}: {error}") from error
+    return report, tables
+
+
+def _read_file(task: tuple[str, int, str, int]) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+    """Map step 0 in a local worker process: `read_partitions`, each partition written to its folder."""
+    path, number, work, partition_size = task
+    report, tables = read_partitions(path, partition_size)
+    parts = []
+    for chunk, (table, rows) in enumerate(tables):
+        directory = Path(work) / f"{number:05d}-{chunk:04d}"
+        directory.mkdir(parents=True)
+        (directory / "papers.arrow").write_bytes(table)
+        parts.append((str(directory), rows))
+    return report, parts
+
+
+# has_abstract: placeholder abstracts count no terms (absent from tables written before it existed)
+COUNT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "method_names", "has_abstract"]
+
+
+def count_files(papers_arrow: bytes, taxonomy_text: str, taxonomy_name: str, where: str) -> dict[str, bytes]:
+    """Map step 1 for one partition (its paper table as Arrow IPC bytes): the files of what it learnt.
+
+    The same bytes whoever runs it (a local worker process writes them to the partition's folder, a
+    Dask worker returns them); a failure names the partition (``where``).
+    """
+    from dashboard.index import steps as indexing  # scikit-learn only when building
+
+    try:
+        table = pa.ipc.open_file(pa.BufferReader(papers_arrow)).read_all()
+        papers = arrow_to_table(table.select([c for c in COUNT_COLUMNS if c in table.column_names]))
+        counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
+        return {
+            "vocabulary.arrow": _arrow_bytes(pa.table({"term": pa.array(counts.vocabulary, type=_STR)})),
+            "abstract_counts.npz": _npz_bytes(counts.abstract_counts),
+            "topic_counts.npz": _npz_bytes(counts.topic_counts),
+            "area_scores.npy": _npy_bytes(counts.area_scores),
+            "words.arrow": _arrow_bytes(pa.table({"word": counts.words.words})),
+            "postings.npz": _npy_bytes(
+                indptr=counts.words.indptr,
+                indices=counts.words.indices,
+                tf=np.asarray(counts.words.tf),
+                lengths=np.asarray(counts.words.lengths),
+            ),
+            "odd_rows.npy": _npy_bytes(counts.words.odd_rows),
+        }
+    except Exception as error:
+        raise IndexBuildError(f"counting {where} failed: {type(error).__name__}: {error}") from error
+
+
+def _count_part(task: tuple[str, str, str, str]) -> None:
+    """Map step 1 in a local worker process: `count_files` of one partition, written to its folder."""
+    directory = Path(task[0])
+    files = count_files((directory / "papers.arrow").read_bytes(), task[1], task[2], task[3])
+    for name, data in files.items():
+        (directory / name).write_bytes(data)
+
+
+def _arrow_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue())
+
+
+def _npz_bytes(matrix: sp.csr_matrix) -> bytes:
+    buffer = io.BytesIO()
+    sp.save_npz(buffer, sp.csr_matrix(matrix), compressed=False)
+    return buffer.getvalue()
+
+
+def _npy_bytes(array: np.ndarray | None = None, **arrays: np.ndarray) -> bytes:
+    """One array as .npy bytes, or keyword arrays as .npz bytes."""
+    buffer = io.BytesIO()
+    if array is not None:
+        np.save(buffer, array)
+    else:
+        np.savez(buffer, **arrays)  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class AssignInputs:
+    """What every assign task needs besides its partition: the vocabularies and the fitted model's parts.
+
+    ``transform`` is None when the model was fitted on every paper (then only term counts are remapped:
+    the model's own TF-IDF rows and topics are kept).
+    """
+
+    vocabularies: dict[int, pa.Array]
+    terms: np.ndarray
+    idf: np.ndarray
+    transform: Any  # indexing.TopicTransform | None (indexing is imported only when building)
+
+
+def one_thread() -> threadpool_limits:
+    """Every float computation of the build runs inside this: one BLAS and one OpenMP thread.
+
+    A sum split over threads rounds differently with their number, and the client, a pool worker and a
+    Dask worker each have their own, so the index would depend on where it was built (at 27k papers
+    lsa.npy, the topics and the map differed between the local and the Dask build). One thread makes it
+    the same from one machine or a cluster, whatever their cores. The numeric libraries are loaded first:
+    threadpoolctl can only limit a library that is loaded (scikit-learn's OpenMP and SciPy's BLAS load
+    with `dashboard.analytics.topics`, which the build imports late).
+    """
+    import dashboard.analytics.topics  # noqa: F401
+
+    return threadpool_limits(limits=1)
+
+
+def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> dict[str, Any]:
+    """Map step 3 for one partition: Terms-page counts over the joint vocabularies, TF-IDF rows, topics.
+
+    ``counts`` maps the names of `count_files` to the files' bytes or paths. Returns ``terms/N`` (CSR
+    blocks), and unless the model saw every paper, ``tfidf`` and the arrays of `TopicTransform.assign`.
+    """
+    from dashboard.index import steps as indexing
+
+    def source(name: str) -> Any:
+        value = counts[name]
+        return io.BytesIO(value) if isinstance(value, bytes) else value
+
+    try:
+        with one_thread():
+            vocabulary_file = counts["vocabulary.arrow"]
+            vocabulary_table = (
+                pa.ipc.open_file(pa.BufferReader(vocabulary_file)).read_all()
+                if isinstance(vocabulary_file, bytes)
+                else read_arrow(vocabulary_file)
+            )
+            vocabulary = vocabulary_table.column("term").to_pylist()
+            abstract_counts = sp.csr_matrix(sp.load_npz(source("abstract_counts.npz")))
+            out: dict[str, Any] = {}
+            for n in indexing.TERM_NGRAMS:
+                mapping = indexing.column_mapping(vocabulary, shared.vocabularies[n])
+                out[f"terms/{n}"] = indexing.remap_columns(
+                    abstract_counts, mapping, len(shared.vocabularies[n])
+                )
+            if shared.transform is not None:
+                counts_matrix = indexing.remap_columns(
+                    sp.csr_matrix(sp.load_npz(source("topic_counts.npz"))),
+                    indexing.column_mapping(vocabulary, shared.terms),
+                    len(shared.terms),
+                )
+                tfidf = indexing.tfidf_rows(counts_matrix, shared.idf)
+                out["tfidf"] = tfidf
+                out["assigned"] = shared.transform.assign(tfidf, np.load(source("area_scores.npy")))
+            return out
+    except Exception as error:
+        raise IndexBuildError(f"assigning {where} failed: {type(error).__name__}: {error}") from error
+
+
+class LocalMaps:
+    """The maps in this machine's processes: a spawn pool of ``workers``, or this process alone."""
+
+    def __init__(self, workers: int) -> None:
+        # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
+        self.pool = (
+            ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            if workers > 1
+            else None
+        )
+        self.counting: list[Any] = []
+        self.tasks: list[tuple[str, str, str, str]] = []
+
+    def read(
+        self, items: Sequence[Any], work: Path, partition_size: int
+    ) -> tuple[corpus.LoadReport, list[Part]]:
+        """Step 0 for every file: the load report and the partitions, written under ``work``."""
+        tasks = [
+            (str(item), number, str(work), partition_size)
+            for number, item in enumerate(items)
+            if not isinstance(item, corpus.FileReport)
+        ]
+        if self.pool is not None and len(tasks) > 1:
+            results = list(self.pool.map(_read_file, tasks))
+        else:
+            results = [_read_file(task) for task in tasks]
+        found = [[(Path(directory), rows) for directory, rows in item_parts] for _, item_parts in results]
+        return collect_reads(items, [report for report, _ in results], found)
+
+    def start_counting(self, parts: list[Part], taxonomy_text: str, taxonomy_name: str) -> None:
+        """Step 1 starts in the workers (so this process can fit meanwhile)."""
+        self.tasks = [(str(p.directory), taxonomy_text, taxonomy_name, p.where) for p in parts]
+        if self.pool is not None:
+            self.counting = [self.pool.submit(_count_part, task) for task in self.tasks]
+
+    def finish_counting(self) -> None:
+        """Step 1 done: every partition's count files are in its folder."""
+        if self.pool is None:
+            for task in self.tasks:
+                _count_part(task)
+        for future in self.counting:
+            future.result()
+
+    def assign(self, parts: list[Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:
+        """Step 3 for each partition in order (in this process: it is matrix products on loaded data)."""
+        for part in parts:
+            names = ["vocabulary.arrow", "abstract_counts.npz", "topic_counts.npz", "area_scores.npy"]
+            yield assign_part({name: part.directory / name for name in names}, shared, part.where)
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+def collect_reads(
+    items: Sequence[Any], reports: list[dict[str, Any]], found: list[list[tuple[Path, int]]]
+) -> tuple[corpus.LoadReport, list[Part]]:
+    """The load report and partitions, in input order, from each read file's report and partitions."""
+    by_item = iter(zip(reports, found, strict=True))
+    files: list[corpus.FileReport] = []
+    parts: list[Part] = []
+    for item in items:
+        if isinstance(item, corpus.FileReport):
+            files.append(item)
+            continue
+        report, item_parts = next(by_item)
+        source = str(report.get("source") or item)
+        if report:
+            report["skipped"] = [corpus.Problem(**p) for p in report["skipped"]]
+            report["warnings"] = [corpus.Problem(**p) for p in report["warnings"]]
+            files.append(corpus.FileReport(**report))
+        first = 0
+        for directory, rows in item_parts:
+            parts.append(Part(directory, rows, source, first))
+            first += rows
+    return corpus.LoadReport(files), parts

@@ -1,0 +1,1 @@
+"""This machine: usable cores, the process's memory, and the SQLite busy policy."""
