@@ -128,6 +128,81 @@ def test_a_bibtex_upload_is_read_in_the_worker_within_the_upload_limits(
     assert read.records == [] and "MAX_UPLOAD_BYTES" in read.refused
 
 
+def test_a_bibtex_import_counts_against_the_sessions_upload_totals_in_the_worker() -> None:
+    from dashboard.library import store as library
+    from dashboard.server import uploads, worker
+
+    data = "".join(f"@misc{{k{n}, title={{Paper {n}}}}}\n" for n in range(5)).encode()
+    settings = uploads.current_settings()
+    settings["dashboard.server.uploads"].update(MAX_SESSION_PAPERS=7, MAX_SESSION_BYTES=len(data) + 100)
+
+    def read(before: uploads.SessionTotals) -> library.BibtexRead:
+        result, _ = worker.run(
+            library.read_bibtex_upload, "refs.bib", data, settings, before, timeout=60, memory_bytes=2 << 30
+        )
+        return result
+
+    assert len(read(uploads.SessionTotals(bytes=100, papers=2)).records) == 5  # at the limits: read
+    over_papers = read(uploads.SessionTotals(bytes=0, papers=3))
+    assert over_papers.records == [] and over_papers.refused == (
+        "refs.bib: 5 entries, and 3 papers uploaded or imported in this session before it, above the "
+        "limit of 7 papers per session (dashboard.server.uploads.MAX_SESSION_PAPERS); import a smaller "
+        "file (a new session, after a reload, counts from nothing)"
+    )
+    over_bytes = read(uploads.SessionTotals(bytes=101, papers=0))
+    assert over_bytes.records == [] and over_bytes.refused.startswith("refs.bib: ")
+    assert "MAX_SESSION_BYTES" in over_bytes.refused
+
+
+def _import_twice_script() -> None:
+    import pandas as pd
+    import streamlit as st
+
+    from dashboard.ui import keys
+    from dashboard.ui import library as library_ui
+
+    class Upload:
+        name = "refs.bib"
+
+        def getvalue(self) -> bytes:
+            return "".join(f"@misc{{k{n}, title={{Paper {n}}}}}\n" for n in range(5)).encode()
+
+    st.session_state[keys.LIBRARY_IMPORT_FILE] = Upload()
+    st.session_state.pop(keys.LIBRARY_NOTICE, None)
+    library_ui._import("digest", pd.DataFrame({"id": [], "title": [], "abstract": []}), None)
+    st.write(st.session_state.get(keys.LIBRARY_NOTICE) or "imported")
+
+
+def test_the_library_page_counts_each_import_and_the_sessions_corpus_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.server import uploads
+    from dashboard.ui import keys
+    from dashboard.ui.data import HeldUpload
+
+    monkeypatch.setattr(uploads, "MAX_SESSION_PAPERS", 7)
+    at = AppTest.from_function(_import_twice_script, default_timeout=120).run()
+    assert not at.exception and at.markdown[-1].value == "imported"
+    assert at.session_state[keys.LIBRARY_IMPORTED].papers == 5
+    at.run()  # the same five entries again: ten papers in this session, above seven
+    assert not at.exception
+    assert at.markdown[-1].value.startswith("The file was not imported: refs.bib: 5 entries, and 5 papers")
+    assert "MAX_SESSION_PAPERS" in at.markdown[-1].value
+
+    monkeypatch.setattr(uploads, "MAX_SESSION_PAPERS", 1000)
+    monkeypatch.setattr(uploads, "MAX_SESSION_BYTES", 1000)
+    at = AppTest.from_function(_import_twice_script, default_timeout=120)
+    at.session_state[keys.UPLOADS] = HeldUpload("d" * 64, ("corpus.csv",), (990,), ("f1",), (0,))
+    at.run()  # the corpus files this session holds count too
+    assert (
+        not at.exception
+        and at.markdown[-1].value.startswith("The file was not imported: refs.bib: ")
+        and "MAX_SESSION_BYTES" in at.markdown[-1].value
+    )
+
+
 # --------------------------------------------------------------------------- 7. outputs over inputs
 
 CORPUS_LINES = (

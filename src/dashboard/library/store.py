@@ -45,12 +45,15 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from dashboard.system import sqlite as sqlitepolicy
+
+if TYPE_CHECKING:
+    from dashboard.server.uploads import SessionTotals
 
 ENV_LIBRARY = "PAPER_DASHBOARD_LIBRARY"
 FILE_NAME = "library.sqlite"
@@ -240,9 +243,34 @@ def _migration_2(db: sqlite3.Connection) -> None:
     )
 
 
+def _migration_3(db: sqlite3.Connection) -> None:
+    """Saved searches (a name and a `Filters` as its URL query) and the corpus versions the user has
+    seen, each with the ids and title hashes it was the first to show (`dashboard.library.searches`)."""
+    _run(
+        db,
+        """
+        CREATE TABLE saved_searches (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            query TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE seen_versions (
+            id INTEGER PRIMARY KEY,
+            digest TEXT NOT NULL UNIQUE,
+            label TEXT NOT NULL DEFAULT '',
+            opened_at TEXT NOT NULL,
+            papers INTEGER NOT NULL,
+            new_ids BLOB NOT NULL,
+            new_titles BLOB NOT NULL
+        );
+        """,
+    )
+
+
 # Numbered migrations: MIGRATIONS[n - 1] takes a library from version n - 1 to n. Never edit one that
 # has shipped; add the next.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migration_1, _migration_2, _migration_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -1315,30 +1343,33 @@ class BibtexRead:
 
 
 def read_bibtex_upload(
-    name: str, data: bytes, settings: dict[str, dict[str, Any]] | None = None
+    name: str,
+    data: bytes,
+    settings: dict[str, dict[str, Any]] | None = None,
+    session: SessionTotals | None = None,
 ) -> BibtexRead:
     """Read an uploaded BibTeX file within the upload limits (runs in `dashboard.server.worker`, like a corpus
     upload: the worker bounds its time and memory). Never raises for bad input: a file above a limit
-    is `BibtexRead.refused`, naming the limit.
+    is `BibtexRead.refused`, naming the file and the limit.
+
+    ``session`` (a `dashboard.server.uploads.SessionTotals`): the bytes and papers this session uploaded
+    and imported before this file; the file's bytes and entries count against the per-session limits
+    on top of them, as a corpus upload's do.
     """
     from dashboard.server import uploads
 
     if settings:
         uploads.apply_settings(settings)
-    refused = uploads.check("bytes", len(data), len(data))
+    before = session if session is not None else uploads.SessionTotals()
+    refused = uploads.check_import(name, "bytes", len(data), before)
     if refused:
-        return BibtexRead([], [], f"{name}: {refused}")
+        return BibtexRead([], [], refused)
     text = bytes(data).decode("utf-8-sig", errors="replace")
     del data
     records, problems = read_bibtex(text, name)
-    limit = uploads.limits()[("papers", "upload")]
-    if len(records) > limit.value:
-        return BibtexRead(
-            [],
-            [],
-            f"{name}: {len(records):,} entries, above the limit of {limit.value:,} papers per upload "
-            f"(dashboard.server.uploads.{limit.constant}); import fewer entries",
-        )
+    refused = uploads.check_import(name, "papers", len(records), before)
+    if refused:
+        return BibtexRead([], [], refused)
     return BibtexRead(records, problems)
 
 

@@ -145,6 +145,54 @@ def check_files(files: Sequence[tuple[str, int]], new: Iterable[int]) -> str | N
     )
 
 
+@dataclass(frozen=True)
+class SessionTotals:
+    """What a session has uploaded so far, for the per-session limits: its corpus files (as they are
+    now) and the BibTeX files it imported into the library (summed over the session)."""
+
+    bytes: int = 0
+    papers: int = 0
+
+    def plus(self, other: SessionTotals) -> SessionTotals:
+        """Both totals together.
+
+        >>> SessionTotals(10, 2).plus(SessionTotals(5, 1))
+        SessionTotals(bytes=15, papers=3)
+        """
+        return SessionTotals(self.bytes + other.bytes, self.papers + other.papers)
+
+
+def check_import(name: str, what: str, amount: int, before: SessionTotals) -> str | None:
+    """Why an imported file (a BibTeX file into the library) is refused, naming it and the limit; or
+    None. ``what`` is "bytes" or "papers" (its entries); ``before`` is what the session uploaded and
+    imported until now. An import counts against the same limits as a corpus upload.
+
+    >>> check_import("refs.bib", "papers", 3, SessionTotals(0, 149_999))[:60]
+    'refs.bib: 3 entries, and 149,999 papers uploaded or imported'
+    """
+    table = limits()
+    upload, session = table[(what, "upload")], table[(what, "session")]
+    session_total = (before.bytes if what == "bytes" else before.papers) + amount
+    if what == "bytes":
+        found, earlier = _size(amount), _size(session_total - amount)
+        upload_limit, session_limit = _size(upload.value), _size(session.value)
+    else:
+        found, earlier = f"{amount:,} entries", _plural(session_total - amount, "paper")
+        upload_limit, session_limit = _plural(upload.value, "paper"), _plural(session.value, "paper")
+    if amount > upload.value:
+        return (
+            f"{name}: {found}, above the limit of {upload_limit} per upload "
+            f"(dashboard.server.uploads.{upload.constant}); import a smaller file"
+        )
+    if session_total > session.value:
+        return (
+            f"{name}: {found}, and {earlier} uploaded or imported in this session before it, "
+            f"above the limit of {session_limit} per session (dashboard.server.uploads.{session.constant}); "
+            "import a smaller file (a new session, after a reload, counts from nothing)"
+        )
+    return None
+
+
 def decompressed_size(data: bytes, stop_after: int) -> int:
     """How many bytes ``data`` holds once decompressed, counting at most a little past ``stop_after``.
 

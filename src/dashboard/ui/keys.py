@@ -137,6 +137,7 @@ LIBRARY_IMPORT_FILE: Final = "library.import_file"
 LIBRARY_IMPORT_LIST: Final = "library.import_list"
 LIBRARY_IMPORT: Final = "library.import"
 LIBRARY_IMPORT_REPORT: Final = "library.import_report"
+LIBRARY_IMPORTED: Final = "library.imported"  # uploads.SessionTotals: BibTeX imported this session
 LIBRARY_TOPICS: Final = "library.topics"
 LIBRARY_TOPIC_NAME: Final = "library.topic_name"
 LIBRARY_TOPIC_RENAME: Final = "library.topic_rename"

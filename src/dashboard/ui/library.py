@@ -563,13 +563,17 @@ def _import(digest: str, papers: pd.DataFrame, analysis: Any) -> None:
         return
     target = str(st.session_state.get(keys.LIBRARY_IMPORT_LIST) or library.DEFAULT_LIST)
     # Read like a corpus upload: in the upload worker, within its limits of bytes, entries, time and
-    # memory, and off the server's interpreter; only the matching and the write happen here.
+    # memory, and off the server's interpreter; only the matching and the write happen here. Its bytes
+    # and entries count against the session's totals, with its corpus files and earlier imports.
+    content = bytes(upload.getvalue())
+    imported = st.session_state.get(keys.LIBRARY_IMPORTED) or uploads.SessionTotals()
     try:
         read, _ = worker.run(
             library.read_bibtex_upload,
             str(upload.name),
-            bytes(upload.getvalue()),
+            content,
             uploads.current_settings(),
+            imported.plus(_uploaded_totals()),
             timeout=uploads.PARSE_TIMEOUT_SECONDS,
             memory_bytes=uploads.PARSE_MEMORY_BYTES,
         )
@@ -583,6 +587,10 @@ def _import(digest: str, papers: pd.DataFrame, analysis: Any) -> None:
     if read.refused:
         st.session_state[keys.LIBRARY_NOTICE] = f"The file was not imported: {read.refused}"
         return
+    st.session_state[keys.LIBRARY_IMPORTED] = imported.plus(
+        uploads.SessionTotals(len(content), len(read.records))
+    )
+    del content
     lookup = _lookup(digest, papers, analysis.positions if analysis is not None else None)
     result = _safely(lambda: library.import_records(lib, read.records, read.problems, target, lookup))
     if result is None:
@@ -600,6 +608,18 @@ def _import(digest: str, papers: pd.DataFrame, analysis: Any) -> None:
         "problems": problems,
     }
     st.session_state[keys.LIBRARY_LIST] = " ".join(target.split())
+
+
+def _uploaded_totals() -> uploads.SessionTotals:
+    """The bytes and papers of the corpus files this session holds now (papers once they were read)."""
+    from dashboard.ui import data
+
+    held = st.session_state.get(keys.UPLOADS)
+    if not isinstance(held, data.HeldUpload):
+        return uploads.SessionTotals()
+    loaded = data.upload_store().get(held.digest, "load")
+    papers = getattr(loaded, "papers", None)
+    return uploads.SessionTotals(sum(held.sizes), len(papers) if papers is not None else 0)
 
 
 def topic_names_section(view: View, lib: Library) -> None:
