@@ -229,8 +229,8 @@ def main() -> None:
         "z svm tfidf + centroid lsa": zsum(svm(tfidf), centroid(lsa)),
         "z centroid tfidf + centroid lsa": zsum(centroid(tfidf), centroid(lsa)),
     }
-    if importlib.util.find_spec("dashboard.recommend") is not None:
-        methods["dashboard.recommend (the default)"] = lambda rows: _default_scores(tfidf, lsa, rows)
+    if importlib.util.find_spec("dashboard.search.recommend") is not None:
+        methods["dashboard.search.recommend (the default)"] = lambda rows: _default_scores(tfidf, lsa, rows)
     embed_seconds = None
     if args.semantic and semantic.available():
         encoder = semantic.Encoder()
@@ -260,8 +260,8 @@ def main() -> None:
 
 
 def _default_scores(tfidf: sp.csr_matrix, lsa: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The app's own ranking (`dashboard.recommend.recommend`), as a score per paper."""
-    from dashboard.recommend import recommend
+    """The app's own ranking (`dashboard.search.recommend.recommend`), as a score per paper."""
+    from dashboard.search.recommend import recommend
 
     ranked = recommend(tfidf, lsa, rows)
     scores = np.full(tfidf.shape[0], -np.inf)

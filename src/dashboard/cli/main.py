@@ -25,6 +25,7 @@ from dashboard.cli.common import EXIT_USAGE, Subparsers, add_force, refused_outp
 from dashboard.cli.index import add_index_command
 from dashboard.cli.library import add_library_command
 from dashboard.cli.parse import add_parse_command, add_stats_command
+from dashboard.cli.recommend import add_recommend_command
 from dashboard.cli.repocheck import add_check_code_command
 from dashboard.cli.report import add_report_command
 from dashboard.cli.reviews import add_reviews_command
@@ -42,6 +43,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_reviews_command,
     add_library_command,
     add_search_command,
+    add_recommend_command,
 ]
 
 
