@@ -316,7 +316,7 @@ def test_an_older_library_is_migrated_with_its_lists(tmp_path: Path) -> None:
     db.execute("INSERT INTO entries VALUES (1, 1, '2025-01-01')")
     db.close()
     with Library.open(path) as lib:
-        assert library.schema_version(lib._db) == library.SCHEMA_VERSION == 2
+        assert library.schema_version(lib._db) == library.SCHEMA_VERSION == 3
         entries = lib.entries("kept")
         assert list(entries["note"]) == ["my note"] and list(entries["tags"]) == [[]]
         assert lib.corpus_ids() == {paper: ["old-1"]}
