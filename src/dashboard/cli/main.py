@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dashboard import __version__
 from dashboard.cli.analyze import add_analyze_command
 from dashboard.cli.common import EXIT_USAGE, Subparsers, add_force, refused_outputs
+from dashboard.cli.digest import add_digest_command
 from dashboard.cli.index import add_index_command
 from dashboard.cli.library import add_library_command
 from dashboard.cli.parse import add_parse_command, add_stats_command
@@ -42,6 +43,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_trends_command,
     add_reviews_command,
     add_library_command,
+    add_digest_command,
     add_search_command,
     add_recommend_command,
 ]
