@@ -5,7 +5,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.ui import components, keys, ranked
+from dashboard.ui import components, keys, ranked, recommended
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
@@ -16,23 +16,26 @@ view = page_context()
 components.page_header("Papers", view, "Tick a row to read the paper, or two to four to compare them")
 mark("context")
 ranked.like_box(view)
-result = ranked.found(view)  # None: no search and no "papers like" (corpus order or a column)
+recommended.box(view)
+# None: no search, no "papers like" and no "Recommended for" (corpus order or a column)
+result = recommended.found(view) or ranked.found(view)
 if result is not None:
-    ranked.say_how(view, result)
+    (recommended.say_how if result.kind == recommended.KIND else ranked.say_how)(view, result)
 if (result is None or len(result.rows) == 0) and components.empty_state(view, keys.PAPERS_CLEAR):
     st.stop()
 if result is not None and len(result.rows) == 0:
     result = None  # e.g. a text sharing no term: the filtered papers as they are
 
 mark("ranked")
-label = "Similarity" if result is not None and result.kind == "like" else "Relevance"
+kind = "" if result is None else result.kind
+label = {"like": "Similarity", recommended.KIND: recommended.SCORE_LABEL}.get(kind, "Relevance")
 column, descending = components.sort_controls(view, ranked=result is not None, relevance_label=label)
 order = f"{'-' if descending else ''}{column}"
 # Every filtered paper is sorted; the table gets the first rows of that order and "Show more" adds
 # more (st.dataframe sends every row it is given: half a million for a common word at a million papers).
 if result is not None and column == components.RELEVANCE:
     rows = result.rows
-    how = ranked.describe(result)
+    how = recommended.describe(result) if kind == recommended.KIND else ranked.describe(result)
 else:
     rows = components.ordered_rows(view, column, descending, None if result is None else result.rows)
     how = components.describe_order(column, descending)
@@ -59,6 +62,8 @@ extra: dict[str, list[Any]] | None = None  # columns added to the table: score, 
 if result is not None:
     ranked.preview(view, result)
     extra = {"score": result.scores_of(rows[:n_shown])}
+    if result.kind == recommended.KIND:
+        extra["why"] = recommended.reasons(view, result, rows[:n_shown])
     if result.kind == "search":
         matched = ranked.sentences(view, result, rows[: min(n_shown, ranked.SENTENCES_FOR)])
         extra["match"] = matched + [""] * (n_shown - len(matched))

@@ -764,7 +764,8 @@ def selectable_papers(
     """
     display = papers_table(table, columns=PAPER_COLUMNS)
     # A ranked view's columns take the room of the least telling ones, so the grid still fits 1280 px.
-    ranked_out = ("method_names", "areas") if extra and "match" in extra else ("areas",) if extra else ()
+    wide_extra = extra is not None and ("match" in extra or "why" in extra)
+    ranked_out = ("method_names", "areas") if wide_extra else ("areas",) if extra else ()
     display = display.drop(columns=[c for c in ranked_out if c in display.columns])
     for position, (name, values) in enumerate((extra or {}).items(), start=1):
         display.insert(position, name, list(values))
@@ -805,7 +806,7 @@ def selectable_papers(
 
 # Not the title: the widest column, whose text is the paper's name as the table and its tests read it
 # (a derived title is already cut short, with "…").
-FITTED_COLUMNS: tuple[str, ...] = ("authors", "method_names", "topic", "areas", "match")
+FITTED_COLUMNS: tuple[str, ...] = ("authors", "method_names", "topic", "areas", "match", "why")
 
 # How a keyboard user opens a paper from the table (the grid draws on a canvas and says nothing).
 TABLE_KEYBOARD_HINT = (
@@ -856,10 +857,16 @@ PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "venue": st.column_config.TextColumn("Venue", width=64),
     "citations": st.column_config.NumberColumn("Citations", width=62, format="%d"),
     "score": st.column_config.NumberColumn(
-        "Score", width=45, format="%.2f", help="Relevance (BM25) of a search, or cosine similarity"
+        "Score",
+        width=45,
+        format="%.2f",
+        help="Relevance (BM25) of a search, cosine similarity, or fit to a reading list",
     ),
     "match": st.column_config.TextColumn(
         "Matched sentence", width=125, help="The sentence that matched (for the best 200 hits)"
+    ),
+    "why": st.column_config.TextColumn(
+        "Why", width=125, help="Terms shared with the reading list, and the list's paper closest to it"
     ),
 }
 

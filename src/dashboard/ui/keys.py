@@ -59,6 +59,8 @@ PAPERS_LIKE_TEXT: Final = "papers.like_text"  # the text box of "papers like a t
 PAPERS_LIKE_FIND: Final = "papers.like_find"
 PAPERS_LIKE_CLEAR: Final = "papers.like_clear"
 PAPERS_MORE_LIKE: Final = "papers.more_like"  # + paper id: "More like this" on the opened paper
+PAPERS_RECOMMEND: Final = "papers.recommend"  # the "Recommended for" list chooser
+PAPERS_RECOMMEND_CLEAR: Final = "papers.recommend_clear"
 TOPICS_BARS: Final = "topics.bars"  # + View.model_key (so are the other topic widgets)
 TOPICS_MAP: Final = "topics.map"
 TOPICS_MAP_COLOUR: Final = "topics.map_colour"  # the field the map's points are coloured by
@@ -143,6 +145,13 @@ LIBRARY_TOPIC_NAME: Final = "library.topic_name"
 LIBRARY_TOPIC_RENAME: Final = "library.topic_rename"
 LIBRARY_TOPIC_FORGET: Final = "library.topic_forget"  # + name
 LIBRARY_CLEAR: Final = "library.clear_filters"
+LIBRARY_SEARCH_NAME: Final = "library.search_name"  # Library: the name to save the current filters under
+LIBRARY_SEARCH_SAVE: Final = "library.search_save"
+LIBRARY_SEARCH_OPEN: Final = "library.search_open"  # + saved search name
+LIBRARY_SEARCH_DELETE: Final = "library.search_delete"  # + saved search name
+LIBRARY_NEW_SINCE: Final = "library-new-since"  # the "New since" container (a CSS class: no dots)
+LIBRARY_NEW_SINCE_DOWNLOAD: Final = "library.new_since_download"
+LIBRARY_MARK_SEEN: Final = "library.mark_seen"
 
 # --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------
 URL_PAPER: Final = "paper"  # Papers: the paper opened below the table
@@ -173,6 +182,7 @@ URL_TRENDS_TO: Final = "to"  # Trends: the later year compared (default: the las
 URL_TRENDS_NGRAM: Final = "tngram"  # Trends: 1 (words) or 2 (two-word phrases)
 URL_TRENDS_SHARES: Final = "shares"  # Trends: venues (within venues, default) or pooled
 URL_SORT: Final = "sort"  # Papers: the table's order, a column ("title") or "-" and a column ("-n_words")
+URL_RECOMMEND: Final = "rec"  # Papers: order by "Recommended for" this reading list (its name)
 
 # --- session state: the Reviews page and its sidebar filters (issue 54) ---------------------------
 RATING: Final = FILTER_WIDGET_PREFIX + "rating"

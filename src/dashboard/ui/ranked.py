@@ -185,12 +185,19 @@ def clear_like() -> None:
 
 def like_paper(paper_id: str) -> None:
     """Callback of "More like this": order the table by similarity to this paper."""
-    write_query({"like": paper_id, "liketext": None, keys.URL_SORT: None})
+    write_query({"like": paper_id, "liketext": None, keys.URL_SORT: None, keys.URL_RECOMMEND: None})
 
 
 def _on_like_text() -> None:
     text = " ".join(str(st.session_state.get(keys.PAPERS_LIKE_TEXT, "")).split())
-    write_query({"liketext": text[: similar.MAX_LIKE_TEXT] or None, "like": None, keys.URL_SORT: None})
+    write_query(
+        {
+            "liketext": text[: similar.MAX_LIKE_TEXT] or None,
+            "like": None,
+            keys.URL_SORT: None,
+            keys.URL_RECOMMEND: None,
+        }
+    )
 
 
 def like_box(view: View) -> None:
