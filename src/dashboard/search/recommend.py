@@ -212,7 +212,7 @@ def explain(
     lsa: np.ndarray,
     terms: Sequence[str],
     list_rows: np.ndarray,
-    rows: Sequence[int],
+    rows: Sequence[int] | np.ndarray,
     *,
     n_terms: int = 3,
     weight: float = LSA_WEIGHT,
