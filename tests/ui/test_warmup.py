@@ -24,14 +24,14 @@ from streamlit.web.server.app_discovery import discover_asgi_app
 from support import people_corpus
 from support.server import healthy, running_server
 
-from dashboard import corpus
+from dashboard import corpus, sources
 from dashboard import index as index
 from dashboard.analytics import analysis, hierarchy, trends
 from dashboard.figures import charts
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck import targets as repo_targets
 from dashboard.text import extract
-from dashboard.ui import data, indexed, repos, tables, timings, warmup
+from dashboard.ui import data, repos, tables, timings, warmup
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO / "seeds"
@@ -50,7 +50,7 @@ def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _source(corpus_path: Path) -> data.CorpusSource:
+def _source(corpus_path: Path) -> data.ChosenCorpus:
     return data.default_source(["--corpus", str(corpus_path)], {})
 
 
@@ -105,7 +105,7 @@ def test_raw_files_are_never_fitted_at_start(monkeypatch: pytest.MonkeyPatch) ->
 def test_an_index_s_stored_topics_are_read_at_start(
     monkeypatch: pytest.MonkeyPatch, seeds_index: Path
 ) -> None:
-    reads = _counting(monkeypatch, indexed, "analysis")
+    reads = _counting(monkeypatch, sources.IndexSource, "analysis")
     fits = _counting(monkeypatch, analysis, "analyze")
     warmup.warm(["--corpus", str(seeds_index)], {})
     assert len(reads) == 1 and fits == []
@@ -301,7 +301,7 @@ OTHER_PAGE_MAKERS = (
     (trends.Axes, "of"),
     (trends, "period_counts"),
     (trends, "topic_year_terms"),
-    (indexed, "term_counts"),
+    (sources.IndexSource, "term_counts"),
     (tables, "link_table"),
     (repos, "target_table"),
     (tables, "repo_groups"),
@@ -348,7 +348,7 @@ def test_an_index_s_overview_reads_its_stored_method_meanings_not_its_abstracts(
     at = _first_overview(monkeypatch, people_index)
     assert {name: len(calls) for name, calls in made.items()} == {
         "dashboard.text.extract.name_meanings": 0,
-        "dashboard.index.build.read_meanings": 1,
+        "dashboard.index.read_meanings": 1,
     }
     assert not at.exception
 

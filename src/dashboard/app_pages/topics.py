@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.figures import charts
-from dashboard.ui import components, indexed, keys, tables, topic_tree
+from dashboard.ui import components, data, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
@@ -106,7 +106,7 @@ colour_column, map_note = st.columns([1, 3], vertical_alignment="bottom")
 with colour_column:
     colour = components.map_colour(view)
 with map_note:
-    if indexed.predates_map(view.source.digest):
+    if data.source_of(view.source.digest).predates_map:
         st.caption(
             ":material/info: This index was built before the paper map: its points are laid out one disc "
             "per topic. Rebuild it (`paper-dashboard index ... --out INDEX`) for a map where similar "

@@ -17,6 +17,7 @@ import pandas as pd
 
 from dashboard import corpus, export
 from dashboard.readers import registry
+from dashboard.sources import CorpusSource, open_source
 
 EXIT_OK = 0
 
@@ -53,6 +54,18 @@ def load_inputs(paths: Sequence[Path], *, stream: TextIO | None = None) -> corpu
     result = corpus.load(paths)
     print_report(result.report, stream or sys.stderr)
     return result
+
+
+def open_inputs(
+    paths: Sequence[Path | str], *, stream: TextIO | None = None
+) -> tuple[CorpusSource, corpus.LoadResult]:
+    """The source behind ``paths`` (a prebuilt index or raw files: `dashboard.sources.open_source`), its
+    papers, and the load report printed to `stream` (stderr by default); an index that cannot be opened
+    loads no papers and its report says why."""
+    source = open_source(paths)
+    result = source.load()
+    print_report(result.report, stream or sys.stderr)
+    return source, result
 
 
 def print_report(report: corpus.LoadReport, stream: TextIO) -> None:

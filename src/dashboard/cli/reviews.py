@@ -46,29 +46,13 @@ def add_reviews_command(subparsers: Any) -> None:
 
 def _papers(args: argparse.Namespace) -> tuple[Any, dict[int, str], int] | None:
     """(papers, topic labels, exit status): topics only for ``--by topic|area``."""
-    from dashboard import index as paper_index
-
-    if len(args.paths) == 1 and paper_index.is_index(args.paths[0]):
-        try:
-            opened = paper_index.open_index(args.paths[0])
-        except paper_index.IndexFormatError as error:
-            print(f"paper-dashboard: {error}", file=sys.stderr)
-            return None
-        cli.print_report(opened.report, sys.stderr)
-        analysis = opened.analysis
-        labels = {
-            int(t): str(n) for t, n in zip(analysis.topics["topic"], analysis.topics["label"], strict=True)
-        }
-        return analysis.papers, labels, cli.exit_status(opened.report)
-    result = cli.load_inputs(args.paths)
+    source, result = cli.open_inputs(args.paths)
     if result.papers.empty:
         print("paper-dashboard: no papers to read scores from", file=sys.stderr)
         return None
     if args.by not in ("topic", "area"):
         return result.papers, {}, cli.exit_status(result.report)
-    from dashboard.analytics.analysis import analyze  # scikit-learn loads only when topics must be fitted
-
-    analysis = analyze(result.papers, n_topics=args.topics, taxonomy=args.taxonomy, random_state=args.seed)
+    analysis = source.analysis(result.papers, args.topics, taxonomy=args.taxonomy, random_state=args.seed)
     labels = {int(t): str(n) for t, n in zip(analysis.topics["topic"], analysis.topics["label"], strict=True)}
     return analysis.papers, labels, cli.exit_status(result.report)
 

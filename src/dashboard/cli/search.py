@@ -90,30 +90,19 @@ class _Corpus:
     """The papers, the word index and (on demand) the analysis, from an index or raw files."""
 
     def __init__(self, paths: list[Path]) -> None:
-        from dashboard import index as paper_index
-
-        self.opened = None
-        self._analysis: Any = None
-        if len(paths) == 1 and paper_index.is_index(paths[0]):
-            self.opened = paper_index.open_index(paths[0])
-            cli.print_report(self.opened.report, sys.stderr)
-            self.papers = self.opened.papers
-            self.words: WordIndex | None = self.opened.words
-            self.status = cli.exit_status(self.opened.report)
-            self._analysis = self.opened.analysis
-            return
         from dashboard.filters import search_text
 
-        result = cli.load_inputs(paths)
+        self.source, result = cli.open_inputs(paths)
+        self._analysis: Any = None
         self.papers = result.papers
         self.status = cli.exit_status(result.report)
-        self.words = WordIndex.build(search_text(self.papers)) if len(self.papers) else None
+        self.words: WordIndex | None = self.source.stored_word_index()
+        if self.words is None and len(self.papers):
+            self.words = WordIndex.build(search_text(self.papers))
 
     def analysis(self) -> Any:
-        if self._analysis is None:
-            from dashboard.analytics.analysis import analyze  # scikit-learn only when --like needs it
-
-            self._analysis = analyze(self.papers)
+        if self._analysis is None:  # an index's stored one; raw files are fitted only when --like needs it
+            self._analysis = self.source.analysis(self.papers)
         return self._analysis
 
 
@@ -131,18 +120,12 @@ def _table(papers: pd.DataFrame, rows: np.ndarray, scores: np.ndarray) -> pd.Dat
 
 def run_search(args: argparse.Namespace) -> int:
     """Load (or open the index), run every query, write the table; the exit status."""
-    from dashboard import index as paper_index
-
     parsed = _queries(args)
     if isinstance(parsed, str):
         print(f"paper-dashboard: {parsed}", file=sys.stderr)
         return cli.EXIT_USAGE
     paths, queries = parsed
-    try:
-        loaded = _Corpus(paths)
-    except paper_index.IndexFormatError as error:
-        print(f"paper-dashboard: {error}", file=sys.stderr)
-        return cli.EXIT_SKIPPED
+    loaded = _Corpus(paths)
     if loaded.words is None:
         print("paper-dashboard: no papers to search", file=sys.stderr)
         return cli.EXIT_SKIPPED

@@ -71,33 +71,17 @@ def add_trends_command(subparsers: Any) -> None:
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any, int, Any] | None:
-    """(papers, topic labels, term counts maker, exit status), from an index or from the files."""
-    from dashboard import index as paper_index
-
-    if len(args.paths) == 1 and paper_index.is_index(args.paths[0]):
-        try:
-            opened = paper_index.open_index(args.paths[0])
-        except paper_index.IndexFormatError as error:
-            print(f"paper-dashboard: {error}", file=sys.stderr)
-            return None
-        cli.print_report(opened.report, sys.stderr)
-        analysis = opened.analysis
-        if args.topics != "auto" and int(args.topics) != int(opened.manifest["topics"]):
-            analysis = paper_index.refit(opened, int(args.topics))
-        return analysis, (lambda n: opened.term_counts(n)), cli.exit_status(opened.report), opened
-    from dashboard.analytics.analysis import analyze  # scikit-learn loads only when topics must be fitted
-    from dashboard.analytics.terms import TermCounts
-
-    result = cli.load_inputs(args.paths)
+    """(analysis, term counts maker, exit status, source), from an index or from the files."""
+    source, result = cli.open_inputs(args.paths)
     if result.papers.empty:
         print("paper-dashboard: no papers to find trends in", file=sys.stderr)
         return None
-    analysis = analyze(result.papers, n_topics=args.topics, taxonomy=args.taxonomy, random_state=args.seed)
+    analysis = source.analysis(result.papers, args.topics, taxonomy=args.taxonomy, random_state=args.seed)
     return (
         analysis,
-        (lambda n: TermCounts.build(analysis.papers, ngram=n)),
+        (lambda n: source.term_counts(analysis.papers, n, False)),
         cli.exit_status(result.report),
-        None,
+        source,
     )
 
 

@@ -18,7 +18,7 @@ from dashboard.filters import facet_counts
 from dashboard.readers import registry
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.screen import visible_frame
-from dashboard.ui import data, indexed, keys, ranked, sidebar
+from dashboard.ui import data, keys, ranked, sidebar
 from dashboard.ui import library as library_ui
 from dashboard.ui.components import lazy_popover, max_topics, report_button
 from dashboard.ui.markup import STYLE, escape_markdown
@@ -28,7 +28,7 @@ from dashboard.ui.view import View
 LOG = logging.getLogger(__name__)
 
 
-def _current_source() -> data.CorpusSource:
+def _current_source() -> data.ChosenCorpus:
     held = st.session_state.get(keys.UPLOADS)
     chosen = st.session_state.get(keys.CORPUS_CHOICE, "uploaded")
     if isinstance(held, data.HeldUpload) and chosen == "uploaded":
@@ -52,7 +52,7 @@ def _topic_names(analysis: Any) -> dict[int, str]:
 
 
 def _analyse(
-    source: data.CorpusSource, papers: pd.DataFrame, n_topics: int | str, refit: bool = False
+    source: data.ChosenCorpus, papers: pd.DataFrame, n_topics: int | str, refit: bool = False
 ) -> tuple[Any, str]:
     if len(papers) < 2:
         return None, "Topics need at least two papers."
@@ -101,7 +101,7 @@ def page_context() -> View:
     # The count is known before the topics are: say it at once (the first analysis of raw files takes
     # seconds); the sidebar below replaces it.
     early_count = st.sidebar.empty()
-    if filters.is_empty and not indexed.is_index(source.digest):
+    if filters.is_empty and not data.source_of(source.digest).is_index:
         early_count.markdown(f"**{sidebar.count_line(len(result.papers), len(result.papers))}**")
     analysis, problem = _analyse(source, result.papers, n_topics, filters.refit)
     early_count.empty()
@@ -162,7 +162,8 @@ def page_context() -> View:
 # million papers) in each run, 5 ms of every page. The pages only read them.
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _facets(digest: str, model: str, _papers: pd.DataFrame) -> dict[str, pd.Series]:
-    stored = indexed.facets(digest, model)  # a prebuilt index keeps them (seconds at a million papers)
+    # a prebuilt index keeps them (counting takes seconds at a million papers)
+    stored = data.source_of(digest).stored_facets(model)
     if stored is not None:
         return stored
     # Another topic model changes the topic counts only: the others are counted once per corpus.
@@ -176,7 +177,7 @@ def _facets(digest: str, model: str, _papers: pd.DataFrame) -> dict[str, pd.Seri
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _facets_but_topics(digest: str, _papers: pd.DataFrame) -> dict[str, pd.Series]:
-    stored = indexed.facets(digest, "auto")
+    stored = data.source_of(digest).stored_facets("auto")
     counts = stored if stored is not None else facet_counts(_papers.drop(columns=["topic"], errors="ignore"))
     return {key: values for key, values in counts.items() if key != "topic"}
 
@@ -194,7 +195,7 @@ def upload_marker(digest: str) -> str:
     return digest[:12]
 
 
-def _say_if_the_link_was_for_an_upload(source: data.CorpusSource, n_papers: int) -> None:
+def _say_if_the_link_was_for_an_upload(source: data.ChosenCorpus, n_papers: int) -> None:
     """Keep ``uploaded=`` in the URL while an upload is shown; if a link carries it but this session
     does not hold that upload (after a reload, in a new tab), say plainly that the corpus changed."""
     marked = param(keys.URL_UPLOADED)
@@ -220,7 +221,7 @@ def _problems(digest: str, _report: Any) -> pd.DataFrame:
     return visible_frame(_report.to_frame())
 
 
-def corpus_section(source: data.CorpusSource, report: Any, n_papers: int) -> None:
+def corpus_section(source: data.ChosenCorpus, report: Any, n_papers: int) -> None:
     """Sidebar: which corpus is shown, its load report, and uploading other files."""
     problems = _problems(source.digest, report)
     # Open where the report explains a failure: nothing read, or an upload with records skipped.

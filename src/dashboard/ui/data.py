@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import inspect
 import logging
 import os
@@ -35,7 +36,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import corpus, filters
+from dashboard import corpus, filters, sources
 from dashboard import index as paper_index
 from dashboard.analytics import analysis, hierarchy, terms
 from dashboard.figures import charts
@@ -45,7 +46,7 @@ from dashboard.repocheck.store import Store, StoreError
 from dashboard.server import uploads, worker
 from dashboard.system import heap
 from dashboard.text import links
-from dashboard.ui import indexed, tables
+from dashboard.ui import tables
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -73,7 +74,7 @@ class HeldUpload:
 
 
 @dataclass(frozen=True)
-class CorpusSource:
+class ChosenCorpus:
     """The corpus a session looks at: files on disk (from the command line) or uploaded files."""
 
     label: str
@@ -110,7 +111,7 @@ def corpus_paths(argv: Sequence[str], environ: Mapping[str, str]) -> tuple[list[
 
 def default_source(
     argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
-) -> CorpusSource:
+) -> ChosenCorpus:
     """The corpus the server was started on (`corpus_paths` of its arguments and environment): what a
     page shows without an upload, and what the server warms as it starts (`dashboard.ui.warmup`)."""
     chosen = sys.argv[1:] if argv is None else argv
@@ -147,26 +148,64 @@ def _paths_digest(signature: tuple[tuple[str, int, int], ...], _paths: tuple[str
     return corpus.digest_paths(_paths)
 
 
-def paths_source(paths: Sequence[str], origin: str) -> CorpusSource:
+# digest -> index directory, filled when a corpus path turns out to be an index (a prebuilt one, or the
+# disk cache's). Content-keyed and the same for every session: it holds no per-session data.
+_INDEX_PATHS: dict[str, str] = {}
+
+
+def _index_digest(path: str) -> str | None:
+    """The cache key of the index at ``path`` (its manifest's digest), or None when it is not one."""
+    if not paper_index.is_index(path):
+        return None
+    try:
+        digest = str(paper_index.read_manifest(path)["digest"])
+    except paper_index.IndexFormatError as error:
+        # Opening will report the problem; the key changes when the manifest does.
+        digest = "unreadable-index-" + hashlib.sha256(str(error).encode()).hexdigest()
+    _INDEX_PATHS[digest] = str(path)
+    return digest
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _opened_index(digest: str, path: str) -> sources.IndexSource:
+    with heap.long_lived():  # millions of objects, not walked by the collector (`dashboard.system.heap`)
+        return sources.IndexSource.open(path)
+
+
+def source_of(digest: str, paths: Sequence[str] = ()) -> sources.CorpusSource:
+    """The core source behind a corpus digest (`dashboard.sources`): its opened index when the corpus
+    is one (opened once per server, shared by every session), else its raw files."""
+    path = _INDEX_PATHS.get(digest)
+    if path is not None:
+        return _opened_index(digest, path)
+    return sources.FilesSource(paths)
+
+
+def index_path(digest: str) -> str | None:
+    """The index directory behind ``digest`` (None when the corpus is not an index)."""
+    return _INDEX_PATHS.get(digest)
+
+
+def paths_source(paths: Sequence[str], origin: str) -> ChosenCorpus:
     """The on-disk corpus, with its content digest (recomputed only when a file changes).
 
     A prebuilt index directory (``paper-dashboard index``) is keyed on its manifest's digest instead.
     """
-    index_digest = indexed.digest_of(paths[0]) if len(paths) == 1 else None
+    index_digest = _index_digest(paths[0]) if len(paths) == 1 else None
     if index_digest is not None:
         label = describe_paths(paths, origin) + " (index)"
-        return CorpusSource(label=label, digest=index_digest, paths=tuple(paths))
+        return ChosenCorpus(label=label, digest=index_digest, paths=tuple(paths))
     digest = _paths_digest(_stat_signature(paths), tuple(paths))
     entry: str | None = None
     if diskcache.wanted(paths):  # large: built now, once, then opened at every start
         entry = _disk_cached(digest, tuple(paths))
     elif diskcache.keeps_small():  # small: analysed in memory now, opened from disk at the next start
         entry = _small_entry(digest, tuple(paths))
-    cached_digest = indexed.digest_of(entry) if entry is not None else None
+    cached_digest = _index_digest(entry) if entry is not None else None
     if entry is not None and cached_digest is not None:
         label = describe_paths(paths, origin) + " (analysis cached on disk)"
-        return CorpusSource(label=label, digest=cached_digest, paths=(entry,))
-    return CorpusSource(label=describe_paths(paths, origin), digest=digest, paths=tuple(paths))
+        return ChosenCorpus(label=label, digest=cached_digest, paths=(entry,))
+    return ChosenCorpus(label=describe_paths(paths, origin), digest=digest, paths=tuple(paths))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -195,18 +234,18 @@ def _disk_cached(digest: str, _paths: tuple[str, ...]) -> str | None:
         return None
 
 
-def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]) -> CorpusSource:
+def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]) -> ChosenCorpus:
     """A corpus of uploaded files; ``files`` gives their (name, bytes) when they must be read."""
-    return CorpusSource(label=held.label, digest=held.digest, upload=held, files=files)
+    return ChosenCorpus(label=held.label, digest=held.digest, upload=held, files=files)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
     with heap.long_lived():  # (`dashboard.system.heap`)
-        return corpus.load(_paths)
+        return source_of(digest, _paths).load()
 
 
-def load(source: CorpusSource, n_topics: int | str = "auto") -> corpus.LoadResult:
+def load(source: ChosenCorpus, n_topics: int | str = "auto") -> corpus.LoadResult:
     """The paper table and load report of a corpus (cached on its digest).
 
     An upload is read in a worker process, which also fits its first topic model (``n_topics``),
@@ -214,8 +253,6 @@ def load(source: CorpusSource, n_topics: int | str = "auto") -> corpus.LoadResul
     """
     if source.is_upload:
         return _load_upload(source, n_topics)
-    if indexed.is_index(source.digest):
-        return indexed.load_result(source.digest)
     return _load_paths(source.digest, source.paths)
 
 
@@ -258,14 +295,14 @@ def forget_ended_sessions() -> None:
         upload_store().keep_only(alive)
 
 
-def _refused(source: CorpusSource, message: str) -> corpus.LoadResult:
+def _refused(source: ChosenCorpus, message: str) -> corpus.LoadResult:
     empty = corpus.load_uploads([])
     name = source.upload.names[0] if source.upload and len(source.upload.names) == 1 else "upload"
     report = corpus.FileReport(name, "upload", None, 0, [corpus.Problem(name, "", message)])
     return corpus.LoadResult(papers=empty.papers, report=corpus.LoadReport([report]))
 
 
-def _load_upload(source: CorpusSource, n_topics: int | str) -> corpus.LoadResult:
+def _load_upload(source: ChosenCorpus, n_topics: int | str) -> corpus.LoadResult:
     store = upload_store()
     holder = session_id()
     forget_ended_sessions()
@@ -277,15 +314,7 @@ def _load_upload(source: CorpusSource, n_topics: int | str) -> corpus.LoadResult
     if not files or corpus.digest_uploads(files) != source.digest:
         return _refused(source, "the uploaded files are no longer in this session: upload them again")
     try:
-        prepared, size = worker.run(
-            uploads.prepare,
-            files,
-            source.upload.new,
-            n_topics,
-            uploads.current_settings(),
-            timeout=uploads.PARSE_TIMEOUT_SECONDS,
-            memory_bytes=uploads.PARSE_MEMORY_BYTES,
-        )
+        prepared, size = sources.UploadSource(files, source.upload.new).prepare(n_topics)
     except worker.WorkerError as error:
         LOG.warning("upload %s refused: %s", source.digest[:12], error)
         result = _refused(
@@ -316,13 +345,7 @@ def _load_upload(source: CorpusSource, n_topics: int | str) -> corpus.LoadResult
 
 def _analyse_in_worker(papers: pd.DataFrame, n_topics: int | str) -> tuple[analysis.Analysis, int]:
     try:
-        fitted, size = worker.run(
-            analysis.analyze,
-            papers,
-            n_topics,
-            timeout=uploads.PARSE_TIMEOUT_SECONDS,
-            memory_bytes=uploads.PARSE_MEMORY_BYTES,
-        )
+        fitted, size = sources.UploadSource.fit_in_worker(papers, n_topics)
     except worker.WorkerError as error:
         raise AnalysisFailed(f"Topics could not be computed for this corpus: fitting {error}.") from None
     return fitted, int(size * uploads.CHARGE_FACTOR)
@@ -393,8 +416,7 @@ def analyze(
 def topic_tree(digest: str, _fitted: analysis.Analysis) -> hierarchy.TopicTree:
     """The tree over the fitted (``auto``) topics of a corpus: from its index when stored there,
     else computed once from the analysis (one pass over the papers' TF-IDF rows and embeddings)."""
-    stored = indexed.tree(digest)
-    return stored if stored is not None else analysis.topic_tree(_fitted)
+    return source_of(digest).topic_tree(_fitted)
 
 
 def fitted_tree(digest: str, _papers: pd.DataFrame) -> tuple[hierarchy.TopicTree, list[str]] | None:
@@ -422,8 +444,7 @@ def _cut(digest: str, k: int, _fitted: analysis.Analysis, _tree: hierarchy.Topic
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _analyze_on_disk(digest: str, n_topics: int | str, _papers: pd.DataFrame) -> analysis.Analysis:
     with heap.long_lived():
-        stored = indexed.analysis(digest, n_topics)
-        return stored if stored is not None else analysis.analyze(_papers, n_topics=n_topics)
+        return source_of(digest).analysis(_papers, n_topics)
 
 
 @_per_corpus(max_entries=8)
@@ -474,18 +495,13 @@ def _mask_array(digest: str, key: str, _selection: filters.Filters, _papers: pd.
 @st.cache_data(show_spinner=False, max_entries=256)
 def _mask(digest: str, key: str, _selection: filters.Filters, _papers: pd.DataFrame) -> pd.Series:
     # ``key`` is the filters' URL form, which includes the number of topics (``k``).
-    from_index = indexed.mask(digest, _selection, _papers)
-    if from_index is not None:
-        return from_index
-    return _selection.mask(_papers, text=search_text(digest, _papers))
+    return source_of(digest).mask(_selection, _papers, text=lambda: search_text(digest, _papers))
 
 
 @_per_corpus(max_entries=16)
 def term_counts(digest: str, ngram: int, keep_stop_words: bool, _papers: pd.DataFrame) -> terms.TermCounts:
     """Counts of n-grams per paper for fast sums over any subset (cached per corpus and setting)."""
-    counts = indexed.term_counts(digest, ngram, keep_stop_words)
-    if counts is None:
-        counts = terms.TermCounts.build(_papers, ngram=ngram, keep_stop_words=keep_stop_words)
+    counts = source_of(digest).term_counts(_papers, ngram, keep_stop_words)
     counts.subset_counts()  # the corpus totals, now (under the page's spinner), not on a filter change
     return counts
 
@@ -570,9 +586,7 @@ def list_items(digest: str, column: str, once_per_row: bool, _papers: pd.DataFra
 def method_meanings(digest: str, _papers: pd.DataFrame) -> tables.Groups:
     """The method names as the Overview counts them, per meaning (`extract.name_meanings`), as codes:
     from the index when stored there, else read from the abstracts (`index.method_meanings`)."""
-    meanings = indexed.meanings(digest)
-    if meanings is None:
-        meanings = paper_index.method_meanings(_papers)
+    meanings = source_of(digest).method_meanings(_papers)
     return tables.list_items(pd.Series(meanings, index=_papers.index, dtype=object), once_per_row=False)
 
 

@@ -19,7 +19,7 @@ from dashboard.filters import highlight_spans
 from dashboard.search import like as similar
 from dashboard.search import ranking
 from dashboard.search.wordindex import WordIndex
-from dashboard.ui import data, indexed, keys
+from dashboard.ui import data, keys
 from dashboard.ui.markup import escape_markdown, marked_html
 from dashboard.ui.url import sync_widget, write_query
 
@@ -66,9 +66,9 @@ def _raw_word_index(digest: str, _papers: pd.DataFrame) -> WordIndex:
 
 def word_index(view: View) -> WordIndex:
     """The search's inverted index: the prebuilt index's, or built once for raw files."""
-    opened = indexed.opened(view.source.digest)
-    if opened is not None:
-        return opened.words
+    stored = data.source_of(view.source.digest).stored_word_index()
+    if stored is not None:
+        return stored
     with st.spinner("Indexing the words for ranked search (once per corpus)…"):
         return _raw_word_index(view.source.digest, view.papers)
 

@@ -24,7 +24,7 @@ from dashboard.ui import data
 class View:
     """One run's view of the corpus: every paper, the filters and which papers pass them."""
 
-    source: data.CorpusSource
+    source: data.ChosenCorpus
     report: Any  # corpus.LoadReport
     papers: pd.DataFrame
     filters: Filters

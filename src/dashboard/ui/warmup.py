@@ -78,7 +78,7 @@ LOG = logging.getLogger(__name__)
 # first use).
 MODULES = (
     "dashboard.ui.data",  # pandas, SciPy's sparse matrices, the readers
-    "dashboard.ui.indexed",
+    "dashboard.sources",
     "dashboard.ui.context",
     "dashboard.ui.components",
     "dashboard.ui.tables",
@@ -178,12 +178,12 @@ def warm(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
             READY.set()
         try:
             from dashboard import index as paper_index
-            from dashboard.ui import data, indexed
+            from dashboard.ui import data
 
             source = data.default_source(argv, environ)
             result = data.load(source, "auto")
             timings.mark("load")
-            path = indexed.path_of(source.digest)  # None: not an index
+            path = data.index_path(source.digest)  # None: not an index
             if path is not None and len(result.papers) >= 2:  # stored topics: no fit
                 fitted = data.analyze(source.digest, "auto", result.papers)
                 timings.mark("topics")
