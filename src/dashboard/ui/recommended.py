@@ -158,7 +158,7 @@ def box(view: View) -> None:
         return
     options = [NONE, *names, *([chosen] if chosen and chosen not in names else [])]
     sync_widget(keys.PAPERS_RECOMMEND, chosen)
-    with st.expander("Recommended for a reading list", icon=":material/recommend:", expanded=bool(chosen)):
+    with st.expander("Recommended for a reading list", icon=":material/thumb_up:", expanded=bool(chosen)):
         st.selectbox(
             "Reading list",
             options,
