@@ -23,7 +23,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-from server import free_port, healthy  # noqa: E402
+from support.server import free_port, healthy  # noqa: E402
 
 APPS = {"dashboard": "app.py", "floor": "bench/floor/app.py"}
 COUNT_SEEN = """() => /\\d[\\d,]* of \\d[\\d,]* papers/.test(
