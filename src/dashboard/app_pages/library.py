@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard.ui import components
+from dashboard.ui import components, newsince
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context
 
@@ -14,10 +14,12 @@ if current.library is None:
     st.stop()
 st.caption(library_ui.where_kept(current.location))
 library_ui.notice()
+newsince.new_since_section(view, current.library)
 
 name = library_ui.lists_section(view, current.library)
 if name is not None:
     shown = library_ui.entries_section(view, current.library, name)
     library_ui.export_section(view, name, shown)
 library_ui.import_section(view, current.library, name)
+newsince.saved_searches_section(view, current.library)
 library_ui.topic_names_section(view, current.library)
