@@ -1,4 +1,4 @@
-"""An index that grows: `dashboard.index.append` (and `--refit`, `dashboard.index.refit`).
+"""An index that grows: `dashboard.index.append` (and `--refit`, `dashboard.index.refitting`).
 
 The corpus is the seed files: an index built from two of them, the third appended.
 """
@@ -370,3 +370,44 @@ def test_app_opens_an_index_after_an_append(target, corpus_files, monkeypatch):
     for page in ("papers", "topics", "terms"):
         at.switch_page(f"src/dashboard/app_pages/{page}.py").run()
         assert not at.exception, page
+
+
+# ----------------------------------------------------------------------------- refit
+
+
+def test_refit_fits_all_papers_again_and_maps_old_topic_ids(target, corpus_files, tmp_path, capsys):
+    from dashboard.index import refitting
+
+    append.append_index([corpus_files[1]], target)
+    old = index.open_index(target)
+    old_topics = set(old.analysis.topics.loc[old.analysis.topics["topic"] >= 0, "topic"])
+    assert cli.main(["index", "--refit", "--to", str(target)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "old topics mapped to" in out
+    opened = index.open_index(target, verify=True)
+    manifest = opened.manifest
+    mapping = manifest["topic_mapping"][-1]
+    new_topics = set(opened.analysis.topics["topic"])
+    assert {int(k) for k in mapping["old_to_new"]} == old_topics
+    assert set(mapping["old_to_new"].values()) <= new_topics
+    # Each old topic goes where most of its papers went.
+    papers = old.papers[["id", "topic"]].merge(opened.papers[["id", "topic"]], on="id", suffixes=("", "_new"))
+    for key, new_topic in mapping["old_to_new"].items():
+        moved = papers.loc[(papers["topic"] == int(key)) & (papers["topic_new"] >= 0), "topic_new"]
+        assert moved.value_counts().max() == (moved == new_topic).sum()
+    # A refit is the build over every paper: the same topics as one build of all files.
+    both = tmp_path / "both"
+    both.mkdir()
+    for folder in corpus_files:
+        for file in folder.iterdir():
+            shutil.copy(file, both / file.name)
+    whole = tmp_path / "whole.index"
+    index.build_index([both], whole, workers=1)
+    rebuilt = index.open_index(whole)
+    assert opened.papers["topic"].tolist() == rebuilt.papers["topic"].tolist()
+    assert opened.papers["id"].tolist() == old.papers["id"].tolist()
+    assert [v["kind"] for v in manifest["versions"]] == ["build", "append", "refit"]
+    assert manifest["refit"]["added"] == 0 and not manifest["refit"]["due"]
+    assert manifest["sources"] == old.manifest["sources"]
+    assert append.TRANSFORM_FILE in manifest["files"]
+    assert "0 old topics" not in refitting.describe_mapping(mapping)

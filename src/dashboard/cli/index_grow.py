@@ -3,7 +3,7 @@
     paper-dashboard index --append new-papers.jsonl --to papers.index   # add papers, refit nothing
     paper-dashboard index --refit --to papers.index                     # fit the topics again
 
-The work is `dashboard.index.append.append_index` and `dashboard.index.refit.refit_index`; this module
+The work is `dashboard.index.append.append_index` and `dashboard.index.refitting.refit_index`; this module
 adds their options to the ``index`` command and prints what they did.
 """
 
@@ -118,7 +118,7 @@ def _append(args: argparse.Namespace, say: object) -> int:
 
 
 def _refit(args: argparse.Namespace, say: object) -> int:
-    from dashboard.index.refit import describe_mapping, refit_index
+    from dashboard.index.refitting import describe_mapping, refit_index
 
     manifest = refit_index(args.to, wait=args.wait, progress=say)  # type: ignore[arg-type]
     print(describe_mapping(manifest["topic_mapping"][-1]))
