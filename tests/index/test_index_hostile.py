@@ -176,6 +176,57 @@ def test_damaged_offsets_in_arrow_files_are_named_not_a_crash(seeds_index, tmp_p
     assert name in done.stdout and "rebuild" in done.stdout
 
 
+def _first_text_byte(array, row: int) -> int:
+    """The address of the first byte of ``row``'s text in ``array`` (text, a list of texts or of structs)."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(array.type):
+        return _first_text_byte(array.field(0), row)
+    if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
+        return _first_text_byte(array.values, array.offsets[row].as_py())
+    wide = pa.types.is_large_string(array.type)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)
+    return array.buffers()[2].address + int(offsets[array.offset + row])
+
+
+def _not_utf8(seeds_index: Path, tmp_path: Path, name: str, column: str) -> tuple[Path, int]:
+    """A copy of the index whose ``column`` of ``name`` holds a byte that is not UTF-8 (0xFF) at the
+    start of a text, same size, same manifest; and that text's row."""
+    import pyarrow as pa
+
+    copy = _copy(seeds_index, tmp_path)
+    whole = pa.memory_map(str(seeds_index / name)).read_buffer()
+    chunk = pa.ipc.open_file(whole).read_all().column(column).chunk(0)
+    row = next(r for r in range(3, len(chunk)) if chunk[r].as_py())  # a row with text, not the first
+    at = _first_text_byte(chunk, row) - whole.address
+    data = bytearray(whole.to_pybytes())
+    data[at] = 0xFF
+    (copy / name).write_bytes(bytes(data))
+    return copy, row
+
+
+@pytest.mark.parametrize(
+    ("name", "column"),
+    [
+        ("papers.arrow", "title"),
+        ("papers.arrow", "abstract"),
+        ("papers.arrow", "id"),
+        ("papers.arrow", "method_names"),
+        ("papers.arrow", "links"),
+        ("search/words.arrow", "word"),
+    ],
+)
+def test_text_that_is_not_utf8_in_an_arrow_file_is_named_at_open(seeds_index, tmp_path, name, column):
+    """A byte that is not UTF-8 in a text of papers.arrow opened as if sound, then raised a raw Arrow
+    error (ArrowInvalid, UnicodeDecodeError) on whichever page first read that text."""
+    copy, row = _not_utf8(seeds_index, tmp_path, name, column)
+    with pytest.raises(index.IndexFormatError) as raised:
+        index.open_index(copy)
+    message = str(raised.value)
+    assert name in message and "rebuild" in message
+    assert f"column {column!r}, row {row:,}: text that is not UTF-8" in message
+
+
 def test_a_deeply_nested_manifest_is_named(seeds_index, tmp_path):
     copy = _copy(seeds_index, tmp_path)
     depth = 100_000
@@ -324,6 +375,23 @@ def test_app_names_the_damaged_file_instead_of_ending_the_server(seeds_index, tm
     # The load report names the file and what to do (its caption escapes Markdown).
     report = " ".join(str(c.value) for c in at.caption).replace("\\", "")
     assert "tfidf/indices.npy" in report and "outside the" in report and "rebuild" in report
+
+
+def test_app_names_the_column_and_row_of_text_that_is_not_utf8(seeds_index, tmp_path, monkeypatch):
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    copy, row = _not_utf8(seeds_index, tmp_path, "papers.arrow", "abstract")
+    monkeypatch.setenv("PAPER_DASHBOARD_CORPUS", str(copy))
+    # The damaged copies share one manifest, which is what the app's caches know an index by.
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.run()
+    st.cache_resource.clear()
+    assert not at.exception
+    assert any("No papers could be read" in e.value for e in at.error)
+    report = " ".join(str(c.value) for c in at.caption).replace("\\", "")
+    assert "papers.arrow" in report and f"'abstract', row {row:,}: text that is not UTF-8" in report
 
 
 def test_app_counts_the_terms_itself_when_the_index_s_counts_are_damaged(seeds_index, tmp_path, monkeypatch):

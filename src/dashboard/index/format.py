@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, BinaryIO, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -351,19 +351,101 @@ def read_arrow(path: Path) -> pa.Table:
 
 def check_arrow(path: Path, table: pa.Table) -> None:
     """Raise IndexFormatError naming ``path`` unless every variable-length value of ``table`` (text,
-    lists, at any depth) lies inside its data: offsets from 0 up, never decreasing, within bounds.
+    lists, at any depth) lies inside its data: offsets from 0 up, never decreasing, within bounds; and
+    every text is UTF-8 (the message names the column and the row).
 
     Arrow's readers trust the offsets of a file they map: a value overwritten in papers.arrow's
-    offsets ended the server with SIGSEGV. Arrow's own full validation also decodes every text as
-    UTF-8 (the whole file read at open); the offsets alone are 8 bytes per value, checked with NumPy.
+    offsets ended the server with SIGSEGV. The offsets alone are 8 bytes per value, checked with
+    NumPy first, so that the UTF-8 pass after them reads inside the data; a byte that is not UTF-8
+    otherwise raised a raw Arrow error on whichever page first read that text.
     """
     try:
         table.validate()  # buffer sizes: every offsets buffer is long enough to be read below
         for column in table.columns:
             for chunk in column.chunks:
                 _check_offsets(chunk)
-    except (pa.ArrowInvalid, ValueError) as error:
+        with open(path, "rb") as handle:
+            for name, column in zip(table.column_names, table.columns, strict=True):
+                start = 0
+                for chunk in column.chunks:
+                    if not _is_utf8(chunk, handle):
+                        row = start + _first_bad_row(chunk, handle)
+                        raise ValueError(f"column {name!r}, row {row:,}: text that is not UTF-8")
+                    start += len(chunk)
+    except (pa.ArrowInvalid, ValueError, OSError) as error:
         raise IndexFormatError(f"{path}: {error}: the index is damaged; rebuild it") from None
+
+
+UTF8_BLOCK = 8 << 20  # bytes of text read and checked at a time
+
+
+def _is_utf8(array: pa.Array, handle: BinaryIO) -> bool:
+    """Whether every text value in ``array`` (and in its lists and structs) is UTF-8; offsets checked.
+
+    The text is read from the file (``handle``, the file ``array`` maps) a block at a time, not
+    through the map: checking it there made every page of the text resident in the server (what
+    `read_arrow` avoids: gigabytes at a million papers), and a read has the kernel's read-ahead,
+    where the map's pages came from a cold disk one at a time.
+    """
+    kind = array.type
+    if pa.types.is_struct(kind):
+        return all(_is_utf8(array.field(number), handle) for number in range(kind.num_fields))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _is_utf8(array.flatten(), handle)  # only the values the rows hold, as a slice
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)) or not len(array):
+        return True
+    offsets_buffer, data = array.buffers()[1:3]
+    file = data
+    while getattr(file, "parent", None) is not None:  # the buffer of the whole mapped file
+        file = file.parent
+    dtype = np.int64 if pa.types.is_large_string(kind) else np.int32
+    stored = np.frombuffer(offsets_buffer, dtype=dtype)[array.offset : array.offset + len(array) + 1]
+    offsets = stored.astype(np.int64)
+    if file is data or file.size != os.fstat(handle.fileno()).st_size:  # not the file's map: in place
+        blocks = [(0, len(array))]
+        read = None
+    else:
+        ends = np.searchsorted(offsets, offsets[:-1] + UTF8_BLOCK, side="right") - 1
+        blocks, first = [], 0
+        while first < len(array):
+            last = max(int(ends[first]), first + 1)
+            blocks.append((first, last))
+            first = last
+        read = data.address - file.address
+    for first, last in blocks:
+        if read is None:
+            part = array.slice(first, last - first)
+        else:
+            size = int(offsets[last] - offsets[first])
+            text = os.pread(handle.fileno(), size, read + int(offsets[first]))
+            if len(text) != size:
+                raise ValueError(f"the text of a {kind} column is past the end of the file")
+            part = pa.Array.from_buffers(
+                kind,
+                last - first,
+                [
+                    None,
+                    pa.py_buffer((offsets[first : last + 1] - offsets[first]).astype(dtype)),
+                    pa.py_buffer(text),
+                ],
+            )
+        try:
+            part.validate(full=True)
+        except pa.ArrowInvalid:
+            return False
+    return True
+
+
+def _first_bad_row(array: pa.Array, handle: BinaryIO) -> int:
+    """The first row of ``array`` holding text that is not UTF-8 (halving: on a damaged file only)."""
+    low, high = 0, len(array)  # the rows low..high-1 hold one
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _is_utf8(array.slice(low, middle - low), handle):
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def _check_offsets(array: pa.Array) -> None:
