@@ -296,7 +296,8 @@ def test_slug_is_a_safe_file_name(filters: Filters) -> None:
     # a dot only inside a number (``rating-5-6.5``): never leading, never ``..``
     assert all(c.isascii() and (c.isalnum() or c in "-_+.") for c in slug)
     assert not slug.startswith(".") and ".." not in slug
-    assert all(slug[i - 1].isdigit() and slug[i + 1 : i + 2].isdigit() for i, c in enumerate(slug) if c == ".")
+    dots = [i for i, c in enumerate(slug) if c == "."]
+    assert all(slug[i - 1].isdigit() and slug[i + 1 : i + 2].isdigit() for i in dots)
 
 
 # --------------------------------------------------------------------- working with the data

@@ -14,6 +14,8 @@ import pytest
 from support.browser import CHROMIUM
 from support.server import running_app
 
+from dashboard.cli import common as cli_common
+
 # --------------------------------------------------------------------------- 6. a crash in the browser
 
 CRASHING_SCRIPT = """
@@ -237,11 +239,12 @@ def test_an_output_over_an_input_or_a_database_is_refused_unless_forced(
     monkeypatch.setenv("PAPER_DASHBOARD_CACHE", str(tmp_path / "repos.sqlite"))
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     args = [a.format(dir=tmp_path) for a in argv]
-    assert cli.main(args) == cli.EXIT_USAGE
+    assert cli.main(args) == cli_common.EXIT_USAGE
     assert "give --force to replace it" in capsys.readouterr().err
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and p.name in before}
     assert after == before  # nothing was touched
-    assert cli.main([*args, "--force"]) in (cli.EXIT_OK, cli.EXIT_SKIPPED)  # the user asked for it
+    # the user asked for it
+    assert cli.main([*args, "--force"]) in (cli_common.EXIT_OK, cli_common.EXIT_SKIPPED)
 
 
 def test_outputs_are_written_through_a_temporary_file(
@@ -520,7 +523,7 @@ def test_a_bad_dask_address_is_refused_before_anything_starts(
     (tmp_path / "c.jsonl").write_text(CORPUS_LINES)
     with pytest.raises(SystemExit) as stopped:
         cli.main(["index", str(tmp_path / "c.jsonl"), "--out", str(tmp_path / "idx"), "--dask", address])
-    assert stopped.value.code == cli.EXIT_USAGE
+    assert stopped.value.code == cli_common.EXIT_USAGE
     err = capsys.readouterr().err
     assert said in err and "Traceback" not in err
     assert not (tmp_path / "idx").exists()

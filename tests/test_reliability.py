@@ -48,6 +48,7 @@ from streamlit.testing.v1 import AppTest
 from support.measured import in_child, measured
 
 from dashboard import corpus, export
+from dashboard.cli import common as cli_common
 from dashboard.filters import Filters
 from dashboard.ui import keys
 from dashboard.ui.markup import STYLE
@@ -652,7 +653,7 @@ def test_every_cli_command_that_writes_a_table_neutralises_formulas(fmt: str, tm
         name
         for action in parser._subparsers._group_actions  # type: ignore[union-attr]
         for name, sub in action.choices.items()
-        if any(option.dest == "out" and option.type is cli.output_path for option in sub._actions)
+        if any(option.dest == "out" and option.type is cli_common.output_path for option in sub._actions)
         and any(option.dest == "raw" for option in sub._actions)  # writes the paper table (`trends` does not)
     ]
     assert "parse" in commands

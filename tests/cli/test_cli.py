@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dashboard import corpus
+from dashboard.cli import common as cli_common
 from dashboard.cli import main as cli
 
 ABSTRACTS = (
@@ -40,7 +41,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 def test_parse_writes_every_format(suffix: str, corpus_file: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / f"papers{suffix}"
     code, _, err = run(["parse", str(corpus_file), "--out", str(out)], capsys)
-    assert code == cli.EXIT_OK
+    assert code == cli_common.EXIT_OK
     assert "2 papers from 1 file" in err and f"wrote 2 papers to {out}" in err
     back = corpus.load([out])
     assert back.papers["abstract"].tolist() == [
@@ -57,7 +58,7 @@ def test_parse_with_skipped_input_exits_1_and_still_writes(corpus_file: Path, tm
     code, _, err = run(
         ["parse", str(corpus_file), str(bad), str(tmp_path / "missing.txt"), "--out", str(out)], capsys
     )
-    assert code == cli.EXIT_SKIPPED
+    assert code == cli_common.EXIT_SKIPPED
     assert "  skipped: bad.json: JSON holds a list of 2 values" in err
     assert "  skipped: missing.txt: no such file or folder" in err
     assert len(corpus.load([out]).papers) == 2
@@ -87,7 +88,7 @@ def test_parse_raw_keeps_formula_like_cells(tmp_path: Path, capsys) -> None:
 )
 def test_usage_errors_exit_2(argv: list[str], words: str, capsys) -> None:
     code, _, err = run(argv, capsys)
-    assert code == cli.EXIT_USAGE
+    assert code == cli_common.EXIT_USAGE
     assert words in err
 
 
@@ -95,7 +96,7 @@ def test_unwritable_output_exits_2(corpus_file: Path, tmp_path: Path, capsys) ->
     code, _, err = run(
         ["parse", str(corpus_file), "--out", str(tmp_path / "no" / "such" / "dir.csv")], capsys
     )
-    assert code == cli.EXIT_USAGE
+    assert code == cli_common.EXIT_USAGE
     assert "cannot write" in err
 
 
@@ -133,7 +134,7 @@ def test_stats_of_a_corpus_with_code(corpus_file: Path, capsys) -> None:
 def test_a_new_command_registers_with_one_function(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     def add_hello_command(subparsers) -> None:
         parser = subparsers.add_parser("hello", help="say hello")
-        cli.add_input_arguments(parser)
+        cli_common.add_input_arguments(parser)
         parser.set_defaults(run=lambda args: print(f"hello {len(args.paths)}") or 0)
 
     monkeypatch.setattr(cli, "SUBCOMMANDS", [*cli.SUBCOMMANDS, add_hello_command])

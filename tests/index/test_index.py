@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from dashboard import corpus, filters
 from dashboard import index as index
 from dashboard.analytics import analysis, terms
+from dashboard.cli import common as cli_common
 from dashboard.cli import main as cli
 from dashboard.index import steps as indexing
 from dashboard.search import wordindex
@@ -434,7 +435,8 @@ def test_merging_partition_word_indexes_equals_one_index(seeds_index, reference)
 
 
 def test_cli_index_builds_and_exits_0(tmp_path, capsys):
-    assert cli.main(["index", str(SEEDS), "--out", str(tmp_path / "i"), "--workers", "1"]) == cli.EXIT_OK
+    code = cli.main(["index", str(SEEDS), "--out", str(tmp_path / "i"), "--workers", "1"])
+    assert code == cli_common.EXIT_OK
     out = capsys.readouterr().out
     assert "57 papers" in out and "--corpus" in out
     assert index.is_index(tmp_path / "i")
@@ -444,7 +446,7 @@ def test_cli_index_exits_1_when_input_was_skipped(tmp_path, capsys):
     code = cli.main(
         ["index", str(SEEDS), str(tmp_path / "missing.txt"), "--out", str(tmp_path / "i"), "--workers", "1"]
     )
-    assert code == cli.EXIT_SKIPPED
+    assert code == cli_common.EXIT_SKIPPED
     assert "missing.txt" in capsys.readouterr().err
     assert index.open_index(tmp_path / "i").papers.shape[0] == 57
 
@@ -461,12 +463,12 @@ def test_cli_index_usage_errors_exit_2(tmp_path, arguments):
     args = [a.replace("SEEDS", str(SEEDS)).replace("OUT", str(tmp_path / "o")) for a in arguments]
     with pytest.raises(SystemExit) as exit_:
         cli.main(args)
-    assert exit_.value.code == cli.EXIT_USAGE
+    assert exit_.value.code == cli_common.EXIT_USAGE
 
 
 def test_cli_index_refuses_a_folder_that_is_not_an_index(tmp_path, capsys):
     (tmp_path / "keep.txt").write_text("x", encoding="utf-8")
-    assert cli.main(["index", str(SEEDS), "--out", str(tmp_path), "--workers", "1"]) == cli.EXIT_USAGE
+    assert cli.main(["index", str(SEEDS), "--out", str(tmp_path), "--workers", "1"]) == cli_common.EXIT_USAGE
     assert "not an index" in capsys.readouterr().err
 
 

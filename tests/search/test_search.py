@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import corpus
 from dashboard.analytics import analysis
+from dashboard.cli import common as cli_common
 from dashboard.filters import Filters, search_text
 from dashboard.search import like as similar
 from dashboard.search import ranking
@@ -282,4 +283,4 @@ def test_the_search_command_runs_a_file_of_queries_and_like_texts(
     assert cli.main(["search", str(REPO / "seeds"), "--like", "graph neural networks", "--top", "2"]) == 0
     liked = capsys.readouterr().out.splitlines()
     assert liked[0] == "rank,id,title,score" and len(liked) == 3
-    assert cli.main(["search", str(REPO / "seeds")]) == cli.EXIT_USAGE
+    assert cli.main(["search", str(REPO / "seeds")]) == cli_common.EXIT_USAGE

@@ -16,6 +16,7 @@ from support.venue_mix import JOINS_LATER, venue_mix_papers
 
 from dashboard import export
 from dashboard.analytics import trends
+from dashboard.cli import common as cli_common
 from dashboard.cli import main as cli
 from dashboard.ui import data, keys
 
@@ -211,7 +212,7 @@ def test_the_cli_rejects_bad_periods(
 ) -> None:
     code = cli.main(["trends", str(corpus_file), "--topics", "3", *extra])
     captured = capsys.readouterr()
-    assert code == cli.EXIT_USAGE and message in captured.err
+    assert code == cli_common.EXIT_USAGE and message in captured.err
     assert pd.read_csv(io.StringIO(captured.out))["share"].sum() > 0  # the shares were still written
 
 
