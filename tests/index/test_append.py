@@ -116,7 +116,7 @@ def test_new_papers_are_placed_among_their_nearest_stored_papers(target, corpus_
     assert np.median(distance) < 0.5 * spread
 
 
-def test_search_of_an_appended_index_equals_one_build_of_all_files(target, corpus_files, tmp_path):
+def test_search_and_facets_of_an_appended_index_equal_one_build_of_all_files(target, corpus_files, tmp_path):
     append.append_index([corpus_files[1]], target)
     whole = tmp_path / "whole.index"
     both = tmp_path / "both"
@@ -133,6 +133,12 @@ def test_search_of_an_appended_index_equals_one_build_of_all_files(target, corpu
         index.open_index(target).search("diffusion").sum()
         == index.open_index(whole).search("diffusion").sum()
     )
+    # The sidebar's counts too (but for the topics, which the one build fitted anew).
+    grown_facets = json.loads((target / "facets.json").read_text(encoding="utf-8"))
+    built_facets = json.loads((whole / "facets.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in grown_facets.items() if k != "topic"} == {
+        k: v for k, v in built_facets.items() if k != "topic"
+    }
 
 
 def test_a_later_append_reads_the_kept_model(built, corpus_files, tmp_path):
@@ -411,3 +417,44 @@ def test_refit_fits_all_papers_again_and_maps_old_topic_ids(target, corpus_files
     assert manifest["sources"] == old.manifest["sources"]
     assert append.TRANSFORM_FILE in manifest["files"]
     assert "0 old topics" not in refitting.describe_mapping(mapping)
+
+
+def _as_built_before_kept_models(folder: Path) -> None:
+    """Make ``folder`` an index as built before it kept its model's parts (and its refit advice)."""
+    manifest = index.read_manifest(folder)
+    (folder / append.TRANSFORM_FILE).unlink()
+    del manifest["files"][append.TRANSFORM_FILE]
+    del manifest["refit"]
+    manifest["digest"] = index.manifest_digest(manifest)
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_an_index_built_before_it_kept_its_model_derives_it_once(built, corpus_files, tmp_path):
+    kept, derived = tmp_path / "kept.index", tmp_path / "derived.index"
+    shutil.copytree(built, kept)
+    shutil.copytree(built, derived)
+    assert append.TRANSFORM_FILE in index.read_manifest(kept)["files"]  # the build keeps it
+    _as_built_before_kept_models(derived)
+    append.append_index([corpus_files[1]], kept)
+    result = append.append_index([corpus_files[1]], derived)
+    assert result.added == 19 and result.refit["baseline"]["papers"] > 0
+    manifest = index.read_manifest(derived)
+    assert append.TRANSFORM_FILE in manifest["files"]  # derived once, then kept
+    # The derived parts repeat the fit's SVD on the stored rows: the same topics and places.
+    a, b = _papers(kept).iloc[38:], _papers(derived).iloc[38:]
+    assert a["topic"].tolist() == b["topic"].tolist()
+    np.testing.assert_allclose(a["topic_weight"], b["topic_weight"], atol=2e-4)
+    np.testing.assert_allclose(a[["x", "y"]].to_numpy(), b[["x", "y"]].to_numpy(), atol=2e-3)
+
+
+def test_without_an_atomic_exchange_the_switch_renames_and_a_died_switch_is_put_back(
+    target, corpus_files, monkeypatch
+):
+    monkeypatch.setattr(append, "_exchange", lambda a, b: False)
+    assert append.append_index([corpus_files[1]], target).added == 19
+    assert len(index.open_index(target, verify=True).papers) == 57
+    # A switch that died between its two renames: the old index aside, none in its place.
+    aside = target.with_name(f".{target.name}.previous")
+    target.rename(aside)
+    append.recover(target)
+    assert not aside.exists() and len(index.open_index(target, verify=True).papers) == 57

@@ -88,6 +88,7 @@ from dashboard.analytics.areas import (
 from dashboard.analytics.hierarchy import TopicTree, build_tree
 from dashboard.analytics.terms import texts_where
 from dashboard.filters import facet_counts
+from dashboard.index.append import keep_model
 from dashboard.index.format import (
     _STR,
     _STR_LIST,
@@ -447,6 +448,7 @@ def build_index(
         say("assigning topics, writing the table, term counts and search index", finished="count and fit")
         with one_thread():
             manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
+            manifest["refit"] = keep_model(work, manifest, model)  # the model's parts, for appends
         maps.close()
         maps = None
         if semantic:
