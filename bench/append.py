@@ -95,13 +95,12 @@ def _map_check(path: Path, n_built: int) -> str:
     manifest = index.read_manifest(path)
     lsa = np.asarray(index.load_npy(path / "lsa.npy")[:n_built])
     _, _, xy = _state(path, n_built)
-    norms = np.linalg.norm(lsa, axis=1)
-    with_text = np.flatnonzero(norms > 0)
-    if len(with_text) <= papermap.DEFAULT_FIT_SIZE:
+    fit = append.map_sample(manifest, lsa, xy)
+    if fit is None:
+        return "the map's fit sample cannot be drawn again: new papers are placed among all stored papers"
+    rest = np.setdiff1d(np.flatnonzero(np.linalg.norm(lsa, axis=1) > 0), fit)
+    if not len(rest):
         return "every paper with text is in the map's fit sample: nothing placed from neighbours"
-    rng = np.random.default_rng(manifest["map"].get("random_state", 0))
-    fit = np.sort(rng.choice(with_text, papermap.DEFAULT_FIT_SIZE, replace=False))
-    rest = np.setdiff1d(with_text, fit)
     placed = np.round(papermap.place(lsa[rest], lsa[fit], xy[fit]), 4)
     error = np.abs(placed - xy[rest]).max()
     return f"{len(rest):,} papers placed again from the map's fit sample: largest difference {error:.4f}"

@@ -458,3 +458,23 @@ def test_without_an_atomic_exchange_the_switch_renames_and_a_died_switch_is_put_
     target.rename(aside)
     append.recover(target)
     assert not aside.exists() and len(index.open_index(target, verify=True).papers) == 57
+
+
+def test_new_papers_are_placed_from_the_map_s_own_fit_sample_redrawn():
+    from dashboard.analytics import papermap
+
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(300, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    coords = papermap.layout(vectors, random_state=3, fit_size=100)
+    manifest = {"map": {"method": papermap.METHOD, "fit_papers": 100, "random_state": 3}}
+    rows = append.map_sample(manifest, vectors, coords)
+    assert rows is not None and len(rows) == 100
+    new = vectors[:5] + 0.01
+    placed, how = append.place_new(manifest, vectors, coords, new)
+    assert how == "nearest papers of the map's fit sample"
+    np.testing.assert_array_equal(placed, np.round(papermap.place(new, vectors[rows], coords[rows]), 4))
+    # Another seed draws another sample, which does not place the stored papers where they are.
+    other = {"map": {**manifest["map"], "random_state": 4}}
+    assert append.map_sample(other, vectors, coords) is None
+    assert append.place_new(other, vectors, coords, new)[1] == "nearest stored papers"

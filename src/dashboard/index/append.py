@@ -649,33 +649,53 @@ def _percent(share: float) -> str:
 # ------------------------------------------------------------------------------------------ map
 
 
+MAP_PROBE = 200  # stored papers placed again to check a redrawn map sample (`map_sample`)
+
+
+def map_sample(manifest: Mapping[str, Any], lsa: np.ndarray, coords: np.ndarray) -> np.ndarray | None:
+    """The rows of the map's fit sample (the papers t-SNE laid out), drawn again; None when unknown.
+
+    `papermap.layout` fits the map on every paper with a vector (at most its ``fit_size``: the
+    manifest's ``map.fit_papers``), else on a seeded sample of that many, and places the rest from
+    it. The sample is drawn again from the stored vectors of the papers the layout saw, then checked:
+    `MAP_PROBE` stored papers outside it, placed again from it, must land where the index has them
+    (so a map computed another way is never taken for this one). None for an index without a map or
+    where the check fails.
+    """
+    facts = manifest.get("map") if has_map(manifest) else None
+    if not isinstance(facts, Mapping):
+        return None
+    n_layout = int(facts.get("layout_papers", len(lsa)))
+    norms = np.linalg.norm(np.asarray(lsa[:n_layout], dtype=np.float32), axis=1)
+    with_text = np.flatnonzero(norms > 0)
+    fitted = int(facts.get("fit_papers", -1))
+    if fitted == len(with_text):
+        return with_text
+    if not 0 < fitted < len(with_text):
+        return None
+    rng = np.random.default_rng(facts.get("random_state", 0))
+    rows = np.sort(rng.choice(with_text, fitted, replace=False))
+    rest = np.setdiff1d(with_text, rows, assume_unique=True)
+    probe = rest[:: max(1, len(rest) // MAP_PROBE)][:MAP_PROBE]
+    again = papermap.place(np.asarray(lsa[probe]), np.asarray(lsa[rows]), np.asarray(coords[rows]))
+    if not np.allclose(np.round(again, 4), coords[probe], atol=1e-3, equal_nan=True):
+        return None
+    return rows
+
+
 def place_new(
     manifest: Mapping[str, Any], lsa: np.ndarray, coords: np.ndarray, new: np.ndarray
 ) -> tuple[np.ndarray, str]:
     """Map positions of the new papers' LSA vectors ``new`` among the stored papers (``lsa``, ``coords``).
 
-    As `papermap.layout` places papers beyond its fit sample: `papermap.place` on the map's fit
-    sample, drawn again (same vectors, size and seed); when the manifest's map facts disagree with
-    that draw (or the index has no map), among all stored papers with a position. Returns the
-    positions (rounded as the index keeps them) and which of the two was used.
+    As `papermap.layout` places papers beyond its fit sample: `papermap.place` from the map's fit
+    sample (`map_sample`); where that cannot be drawn again (or the index has no map), from all stored
+    papers with a position. Returns the positions (rounded as the index keeps them) and which was used.
     """
-    facts = manifest.get("map") if has_map(manifest) else None
-    n_layout = int(facts.get("layout_papers", len(lsa))) if facts else len(lsa)
-    vectors = lsa[:n_layout]
-    norms = np.linalg.norm(np.asarray(vectors, dtype=np.float32), axis=1)
-    with_text = np.flatnonzero(norms > 0)
-    rows: np.ndarray | None = None
-    how = "nearest stored papers"
-    if facts is not None:
-        fit_size = papermap.DEFAULT_FIT_SIZE
-        if int(facts.get("fit_papers", -1)) == min(fit_size, len(with_text)):
-            if len(with_text) <= fit_size:
-                rows = with_text
-            else:
-                rng = np.random.default_rng(facts.get("random_state", 0))
-                rows = np.sort(rng.choice(with_text, fit_size, replace=False))
-            how = "nearest papers of the map's fit sample"
+    rows = map_sample(manifest, lsa, coords)
+    how = "nearest papers of the map's fit sample"
     if rows is None:
+        how = "nearest stored papers"
         rows = np.flatnonzero(
             (np.linalg.norm(np.asarray(lsa, dtype=np.float32), axis=1) > 0) & np.isfinite(coords).all(axis=1)
         )
@@ -1172,6 +1192,7 @@ __all__ = [
     "index_versions",
     "keep_model",
     "load_transform",
+    "map_sample",
     "place_new",
     "recover",
     "refit_status",
