@@ -56,6 +56,19 @@ def test_same_vectors_and_seed_give_the_same_coordinates() -> None:
     assert not np.array_equal(sampled, papermap.layout(vectors, random_state=1, fit_size=90))
 
 
+def test_the_map_is_fitted_on_each_papers_exact_nearest_neighbours() -> None:
+    vectors, _ = clusters()
+    indices, distances = papermap.neighbours(vectors, 7, chunk=40)  # blocks that do not divide 150
+    similarity = vectors.astype(np.float64) @ vectors.T
+    np.fill_diagonal(similarity, -np.inf)
+    expected = np.sort(np.argsort(-similarity, axis=1)[:, :7], axis=1)
+    assert np.array_equal(np.sort(indices, axis=1), expected)
+    assert (np.diff(distances, axis=1) >= 0).all()  # nearest first
+    found = np.take_along_axis(similarity, indices, axis=1)
+    assert np.allclose(distances, np.sqrt(2 - 2 * found), atol=1e-3)
+    assert papermap.neighbours(vectors[:4], 10)[0].shape == (4, 3)  # at most every other paper
+
+
 def test_the_map_keeps_neighbours_together_better_than_pca() -> None:
     vectors, labels = clusters()
     coords = papermap.layout(vectors, random_state=0)

@@ -8,7 +8,7 @@
 
 Choices (each measured by ``bench/map_quality.py``; figures in the README, "The paper map"):
 
-- **Method: t-SNE by openTSNE** (FFT-accelerated above 10,000 points, Barnes-Hut below; perplexity 30,
+- **Method: t-SNE by openTSNE** (FFT-accelerated from 10,000 points, Barnes-Hut below; perplexity 30,
   cosine neighbours, PCA initialisation, a coarser FFT grid: `INTS_IN_INTERVAL`) of the LSA vectors
   (those "most similar papers" and the topic model read). On a 5,000-paper sample of the 27k corpus
   its trustworthiness (k = 10) was 0.986, ahead of UMAP (0.977), the disc layout the map had before
@@ -16,6 +16,13 @@ Choices (each measured by ``bench/map_quality.py``; figures in the README, "The 
   openTSNE is compiled ahead of time (Cython): no numba JIT. UMAP and PaCMAP compile their kernels
   with numba in every new process (15-40 s here), and the app fits a raw corpus's analysis in a fresh
   worker process each time, so they would add that to every upload.
+- **Exact neighbours, found here** (`neighbours`: matrix products in blocks) and handed to openTSNE.
+  Its own search built an approximate (Annoy) index, and first imported pynndescent, when installed,
+  to see whether it could use it: numba loading in every fresh process, seconds before any work.
+- **The fit is the fixed cost**: ``DEFAULT_FIT_SIZE`` papers and `ITERATIONS` steps. A smaller sample
+  keeps trustworthiness (each placed paper lands among its nearest fitted ones), and it is the one
+  part of the map whose cost does not grow with the corpus; placing grows linearly with the corpus
+  and with the sample.
 - **Deterministic**: a fixed ``random_state``, a seeded sample and PCA initialisation: the same vectors
   give the same coordinates, bit for bit (also across thread counts: tested).
 - **Linear in the corpus**: up to ``fit_size`` papers the layout is fitted on all of them; above, on a
@@ -38,7 +45,7 @@ import numpy as np
 from dashboard.system.cores import usable_cores
 
 METHOD = "opentsne"
-DEFAULT_FIT_SIZE = 20_000
+DEFAULT_FIT_SIZE = 10_000  # from here openTSNE's FFT gradient (Barnes-Hut below costs more)
 PERPLEXITY = 30.0
 # Threads above 10,000 papers only: for fewer, starting and spinning them cost more than they share
 # (0.16 s of CPU on one thread for 57 papers, 4.7 s on two). The result is the same (tested).
@@ -50,10 +57,44 @@ EXTENT = 10.0
 # map took 27 s instead of 60 s (2 cores) at the same trustworthiness@10 (0.9858 against 0.9855:
 # bench/map_quality.py). Below 10,000 papers (Barnes-Hut) it has no effect.
 INTS_IN_INTERVAL = 2
+# openTSNE's optimisation: its 250 exaggerated iterations (they separate the clusters), then 250 of
+# its 500 more: trustworthiness@10 stays where 500 put it (bench/map_quality.py), at a third less work.
+EXAGGERATION_ITERATIONS = 250
+ITERATIONS = 250
+
+
+def neighbours(vectors: np.ndarray, k: int, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``k`` most similar other rows by cosine, exactly, nearest first: ``(indices, distances)``.
+
+    Distances are ``sqrt(2 - 2 cos)``, the Euclidean distance of the L2-normalised rows (what openTSNE's
+    Annoy index gives for the cosine metric). Matrix products in row blocks (memory ``chunk x n``): at
+    the map's sample size and a few tens of dimensions this is faster than building an approximate
+    index, and exact.
+    """
+    x = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    x = (x / np.where(norms > 0, norms, 1)).astype(np.float32)
+    n = len(x)
+    k = min(k, n - 1)
+    indices = np.empty((n, k), dtype=np.int64)
+    distances = np.empty((n, k), dtype=np.float64)
+    for start in range(0, n, chunk):
+        similarity = x[start : start + chunk] @ x.T
+        rows = np.arange(len(similarity))
+        similarity[rows, start + rows] = -np.inf  # a paper is not its own neighbour
+        nearest = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
+        values = np.take_along_axis(similarity, nearest, axis=1)
+        order = np.argsort(-values, axis=1, kind="stable")
+        indices[start : start + len(rows)] = np.take_along_axis(nearest, order, axis=1)
+        values = np.take_along_axis(values, order, axis=1).astype(np.float64)
+        distances[start : start + len(rows)] = np.sqrt(np.clip(2.0 - 2.0 * values, 0.0, None))
+    return indices, distances
 
 
 def _fit_tsne(vectors: np.ndarray, random_state: int) -> np.ndarray:
     import openTSNE  # imported here: only a process that fits a map pays for it
+    from openTSNE import affinity, initialization
+    from openTSNE.nearest_neighbors import PrecomputedNeighbors
 
     n = len(vectors)
     if n <= 3:  # too few for neighbourhoods: a line in the given order
@@ -61,17 +102,28 @@ def _fit_tsne(vectors: np.ndarray, random_state: int) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float64)
     if vectors.shape[1] < 2:  # a tiny corpus's LSA may have one dimension; PCA initialisation needs two
         vectors = np.hstack([vectors, np.zeros((n, 2 - vectors.shape[1]))])
-    tsne = openTSNE.TSNE(
-        perplexity=max(1.0, min(PERPLEXITY, (n - 1) / 3)),
-        metric="cosine",
-        random_state=random_state,
-        n_jobs=min(2, usable_cores()) if n >= PARALLEL_FROM else 1,
-        ints_in_interval=INTS_IN_INTERVAL,
-        verbose=False,
-    )
+    perplexity = max(1.0, min(PERPLEXITY, (n - 1) / 3))
+    n_jobs = min(2, usable_cores()) if n >= PARALLEL_FROM else 1
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # small-corpus notices (perplexity lowered, exact neighbours)
-        coords = np.asarray(tsne.fit(np.asarray(vectors, dtype=np.float64)), dtype=np.float64)
+        warnings.simplefilter("ignore")  # small-corpus notices (perplexity lowered)
+        # The neighbours openTSNE would look up (3 x perplexity), found exactly by `neighbours`.
+        indices, distances = neighbours(vectors, max(1, int(3 * perplexity)))
+        affinities = affinity.PerplexityBasedNN(
+            perplexity=perplexity,
+            knn_index=PrecomputedNeighbors(indices, distances),
+            n_jobs=n_jobs,
+            random_state=random_state,
+        )
+        tsne = openTSNE.TSNE(
+            random_state=random_state,
+            n_jobs=n_jobs,
+            ints_in_interval=INTS_IN_INTERVAL,
+            n_iter=ITERATIONS,
+            early_exaggeration_iter=EXAGGERATION_ITERATIONS,
+            verbose=False,
+        )
+        start = initialization.pca(vectors, random_state=random_state)
+        coords = np.asarray(tsne.fit(affinities=affinities, initialization=start), dtype=np.float64)
     if not np.isfinite(coords).all():  # identical vectors have no neighbourhoods: a line, as for few
         return np.stack([np.arange(n, dtype=np.float64), np.zeros(n)], axis=1)
     return coords
