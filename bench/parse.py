@@ -2,6 +2,7 @@
 
     python bench/parse.py                 # the seeds and the 27k corpus (../shared/corpora)
     python bench/parse.py PATH... --repeat 5 --profile
+    python bench/parse.py --one-word 100000  # N one-word paragraphs: all different, and all "w"
 
 Each corpus runs in a fresh Python process, so its peak memory (ru_maxrss) is its own. Times are the
 best of --repeat runs: "read" is `corpus.load(..., derive=False)` (file I/O, decoding, parsing, field
@@ -18,6 +19,7 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -38,6 +40,27 @@ def input_bytes(paths: list[Path]) -> int:
     return total
 
 
+def one_word_files(n: int, folder: Path) -> dict[str, list[Path]]:
+    """Two files of ``n`` one-word paragraphs under a header line (issue 56: a million of them took
+    minutes): ``w1``, ``w2``... all different, and ``w`` every time (one text, duplicate warnings)."""
+    files = {}
+    for label, word in ((f"{n:,} one-word, different", "w{}"), (f"{n:,} one-word, all 'w'", "w")):
+        path = folder / f"one-word-{n}-{'same' if word == 'w' else 'different'}.txt"
+        path.write_text(
+            "# One-word paragraphs\n\n" + "\n\n".join(word.format(i) for i in range(n)) + "\n",
+            encoding="utf-8",
+        )
+        files[label] = [path]
+    return files
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (enrich's worker processes): what a
+    run costs, less sensitive than wall time to the other jobs of a shared machine."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def measure(paths: list[Path], repeat: int, profile: bool) -> dict:
     """Runs inside the child process."""
     started = time.perf_counter()
@@ -48,16 +71,19 @@ def measure(paths: list[Path], repeat: int, profile: bool) -> dict:
     rss_after_imports = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     reads, enrichments, papers = [], [], 0
     raw = full = None
+    read_cpu, enrich_cpu = [], []
     for _ in range(repeat):
         raw = full = None  # drop the previous run's tables: peak memory is that of one load
         gc.collect()
-        t0 = time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         raw = corpus.load(paths, derive=False)
-        t1 = time.perf_counter()
+        c1, t1 = cpu_seconds(), time.perf_counter()
         full = enrich.add_derived_columns(raw.papers)
-        t2 = time.perf_counter()
+        c2, t2 = cpu_seconds(), time.perf_counter()
         reads.append(t1 - t0)
         enrichments.append(t2 - t1)
+        read_cpu.append(c1 - c0)
+        enrich_cpu.append(c2 - c1)
         papers = len(full)
     if profile:
         import cProfile
@@ -78,6 +104,8 @@ def measure(paths: list[Path], repeat: int, profile: bool) -> dict:
         "read": min(reads),
         "enrich": min(enrichments),
         "total": min(totals),
+        "read_cpu": min(read_cpu),
+        "enrich_cpu": min(enrich_cpu),
         "imports": import_seconds,
         "rss_imports": rss_after_imports,
         "rss_peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -102,12 +130,24 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", type=Path, help="corpora to time (default: seeds and 27k)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per corpus; the best is reported (3)")
     parser.add_argument("--profile", action="store_true", help="print cProfile tables for read and enrich")
+    parser.add_argument(
+        "--one-word", type=int, metavar="N", help="time N one-word paragraphs (different, and all 'w')"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(args.paths, args.repeat, args.profile)))
         return
-    corpora = {str(p): [p] for p in args.paths} if args.paths else DEFAULT_CORPORA
+    with tempfile.TemporaryDirectory(prefix="parse-bench-") as folder:
+        if args.one_word:
+            corpora = one_word_files(args.one_word, Path(folder))
+        else:
+            corpora = {str(p): [p] for p in args.paths} if args.paths else DEFAULT_CORPORA
+        report(corpora, args.repeat, args.profile)
+
+
+def report(corpora: dict[str, list[Path]], repeat: int, profile: bool) -> None:
+    """Time each corpus in its own process and print a row of figures for it."""
     header = (
         f"{'corpus':28} {'papers':>7} {'MB':>6} {'read s':>7} {'enrich s':>8} {'total s':>7} {'target':>7} "
         f"{'papers/s':>9} {'MB/s':>6} {'peak RSS MB':>11} {'(imports)':>9}"
@@ -118,7 +158,7 @@ def main() -> None:
         if not all(p.exists() for p in paths):
             print(f"{name:28} (not found: {', '.join(str(p) for p in paths)})")
             continue
-        figures = run_child(paths, args.repeat, args.profile)
+        figures = run_child(paths, repeat, profile)
         megabytes = figures["bytes"] / 1e6
         target = TARGETS.get(name)
         verdict = "" if target is None else f"<{target:g} {'ok' if figures['total'] < target else 'MISS'}"
@@ -129,7 +169,8 @@ def main() -> None:
             f"{figures['rss_peak']:>11.0f} {figures['rss_imports']:>9.0f}"
         )
         print(f"{'':28} load report: {figures['report']}; imports took {figures['imports']:.2f} s")
-    print(f"\nbest of {args.repeat} runs each; read = corpus readers, enrich = derived columns (enrich.py)")
+        print(f"{'':28} CPU: read {figures['read_cpu']:.2f} s, enrich {figures['enrich_cpu']:.2f} s")
+    print(f"\nbest of {repeat} runs each; read = corpus readers, enrich = derived columns (enrich.py)")
 
 
 if __name__ == "__main__":

@@ -795,3 +795,25 @@ def test_papers_are_the_non_empty_paragraphs_after_the_header(
     expected = [visible(" ".join(line.strip() for line in lines)) for lines in paragraphs]
     assert result.papers["abstract"].tolist() == expected
     assert result.papers["position"].tolist() == list(range(1, len(paragraphs) + 1))
+
+
+def test_warnings_past_the_kept_ones_are_counted_without_their_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A million equal paragraphs formatted a duplicate-abstract message for each (issue 56)."""
+    from dashboard.readers import load_report
+
+    made: list[str] = []
+    real_warn = load_report.FileLog.warn
+
+    def warn(self: load_report.FileLog, place: str, message: object) -> None:
+        real_warn(self, place, (lambda: made.append(place) or message()) if callable(message) else message)
+
+    monkeypatch.setattr(load_report.FileLog, "warn", warn)
+    path = tmp_path / "same.txt"
+    path.write_text("# One word a paragraph\n\n" + "\n\n".join(["w"] * 500) + "\n", encoding="utf-8")
+    report = corpus.load([path]).report.files[0]
+    kept = load_report.limits.MAX_PROBLEMS_PER_FILE
+    assert report.n_warnings == 499 and len(made) == kept  # 499 duplicates; only the kept ones written
+    assert report.warnings[0].message.startswith("same abstract as same.txt paragraph 1")
+    assert report.warnings[-1].message == f"... and {499 - kept:,} more warnings"

@@ -151,7 +151,8 @@ def test_iclr_corpus(corpora_dir: Path) -> None:
 _SPLIT_CHECK = r"""
 import json, os, sys, threading
 from pathlib import Path
-from dashboard import corpus, enrich
+from dashboard import corpus
+from dashboard.text import enrich
 
 raw = corpus.load([Path(sys.argv[1])], derive=False).papers
 names = ("abstract", "title", "code_url", "project_url")
@@ -201,3 +202,25 @@ def test_a_large_corpus_is_derived_in_several_processes_with_the_same_result(tmp
     assert facts["rows"] == 120 and facts["same"]
     assert facts["processes"] >= 2 and not facts["parent_derived"]
     assert facts["with_a_thread"] == 1
+
+
+def test_a_repeated_row_is_derived_once_and_owns_its_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A million "w" paragraphs (issue 56) derived the same fields a million times."""
+    from dashboard.text import enrich
+
+    calls: list[str] = []
+    real = enrich.derive_fields
+    monkeypatch.setattr(enrich, "derive_fields", lambda *row: calls.append(row[0]) or real(*row))
+    abstract = "We propose PIAA, a framework evaluated on ImageNet. Code: github.com/a/piaa"
+    raw = pd.DataFrame({"abstract": [abstract, "w", abstract, "w", "w"], "title": ["T", "", "T", "", ""]})
+    table = add_derived_columns(raw)
+    assert sorted(calls) == sorted([abstract, "w"])  # once per distinct row
+    expected = add_derived_columns(raw.iloc[[0, 1]])
+    for row, first in ((2, 0), (3, 1), (4, 1)):
+        for column in table.columns:
+            if column not in ("id", "position"):
+                assert repr(table[column].iat[row]) == repr(expected[column].iat[first]), column
+    assert table["method_names"].iat[0] == ["PIAA"] and table["datasets"].iat[0] == ["ImageNet"]
+    for column in ("method_names", "links", "datasets"):  # equal, but never one shared list
+        assert table[column].iat[0] is not table[column].iat[2]
+        assert table[column].iat[3] is not table[column].iat[4]

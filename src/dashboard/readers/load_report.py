@@ -8,6 +8,7 @@ read. `Record` is what every format reader yields: a place (``line 12``, ``recor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,10 +166,15 @@ class FileLog:
         if len(self.skipped) < limits.MAX_PROBLEMS_PER_FILE:
             self.skipped.append(Problem(self.source, place, message))
 
-    def warn(self, place: str, message: str) -> None:
+    def warn(self, place: str, message: str | Callable[[], str]) -> None:
+        """Count a warning; keep it (the first MAX_PROBLEMS_PER_FILE). A callable ``message`` is
+        made only when kept: a warning that may come on every record (a duplicate abstract) costs a
+        count, not a formatted text, past those."""
         self.n_warnings += 1
         if len(self.warnings) < limits.MAX_PROBLEMS_PER_FILE:
-            self.warnings.append(Problem(self.source, place, message))
+            self.warnings.append(
+                Problem(self.source, place, message if isinstance(message, str) else message())
+            )
 
     def report(self, fmt: str, encoding: str | None, papers: int) -> FileReport:
         skipped, warnings = list(self.skipped), list(self.warnings)

@@ -105,19 +105,24 @@ def _text_records(text: str, log: FileLog, *, markdown: bool = False) -> tuple[l
             if length > limits.MAX_ABSTRACT_CHARS:
                 log.skip(place, _too_long_abstract(length, end - begin))
                 continue
-        parts = [line.strip() for line in lines[begin:end]]
-        full_lines = [
-            begin + i + 1
-            for i, part in enumerate(parts)
-            if len(part) >= MERGED_LINE_CHARS and part.endswith(_SENTENCE_END)
-        ]
-        if len(full_lines) >= 2:
-            log.warn(
-                place,
-                f"looks like {len(full_lines)} abstracts merged (lines {', '.join(map(str, full_lines[:5]))} "
-                "each read like a whole abstract): add a blank line between abstracts",
-            )
-        records.append(Record(place, position, {"abstract": " ".join(parts), "title": title}))
+        if end - begin == 1:  # one line: nothing to join, and no abstracts merged
+            abstract = lines[begin].strip()
+        else:
+            parts = [line.strip() for line in lines[begin:end]]
+            full_lines = [
+                begin + i + 1
+                for i, part in enumerate(parts)
+                if len(part) >= MERGED_LINE_CHARS and part.endswith(_SENTENCE_END)
+            ]
+            if len(full_lines) >= 2:
+                log.warn(
+                    place,
+                    f"looks like {len(full_lines)} abstracts merged "
+                    f"(lines {', '.join(map(str, full_lines[:5]))} "
+                    "each read like a whole abstract): add a blank line between abstracts",
+                )
+            abstract = " ".join(parts)
+        records.append(Record(place, position, {"abstract": abstract, "title": title}))
         title = ""
     if title:
         log.warn(f"line {title_line}", f"heading {title[:60]!r} has no abstract after it")

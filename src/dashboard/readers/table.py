@@ -48,6 +48,9 @@ from dashboard.readers.venues import (
 from dashboard.schema import REVIEW_COLUMNS
 
 _STR_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
+# The fields a record's own venue and year are read from (`TableBuilder.venue_and_year`).
+_VENUE_YEAR_FIELDS = frozenset({"venue", "year", "date", "bibtex", "url", "pdf_url"})
+_OPTIONAL_FIELD_SET = frozenset(OPTIONAL_FIELDS)
 
 
 class _Table:
@@ -56,7 +59,7 @@ class _Table:
     def __init__(self) -> None:
         self.columns: dict[str, list[Any]] = {name: [] for name in RAW_COLUMNS}
         self.optional: dict[str, dict[int, Any]] = {name: {} for name in OPTIONAL_FIELDS}
-        self.ids: dict[str, str] = {}  # id -> "source place", for duplicate messages
+        self.ids: dict[str, tuple[str, str]] = {}  # id -> (source, place), for duplicate messages
         self.abstracts: dict[bytes, tuple[str, str]] = {}  # hash of normalised abstract -> (source, place)
         self.n_rows = 0
         # Papers with Code links records (repository, paper), joined to the papers once all are read
@@ -152,7 +155,7 @@ class _Table:
         columns["title"].append(title)
         columns["abstract"].append(abstract)
         columns["code_url"].append(self._capped(_text(fields.get("code_url")), "code_url", place, log))
-        for name in OPTIONAL_FIELDS:
+        for name in OPTIONAL_FIELDS if not fields.keys().isdisjoint(_OPTIONAL_FIELD_SET) else ():
             if name not in fields:
                 continue
             if name in LIST_FIELDS:
@@ -218,6 +221,8 @@ class _Table:
     ) -> tuple[str, int | None, str]:
         """Venue and year from the record (venue, year, date, bibtex, page URLs), then the file name,
         then the file's header; with where each came from (``record``, ``file name``, ``header``)."""
+        if fields.keys().isdisjoint(_VENUE_YEAR_FIELDS):  # most of a file of bare paragraphs
+            return self._given_venue_and_year("", None, defaults)
         venue_text = _text(fields.get("venue"))
         venue, venue_year = venue_and_year(venue_text, loose=True) if venue_text else ("", None)
         if venue_text and not venue:
@@ -234,9 +239,16 @@ class _Table:
                 if url_venue and (not venue or venue == url_venue):
                     venue, year = url_venue, year if year is not None else url_year
                     break
-        origins = []
         if venue and year is not None:
             return venue, year, "record"
+        return self._given_venue_and_year(venue, year, defaults)
+
+    @staticmethod
+    def _given_venue_and_year(
+        venue: str, year: int | None, defaults: dict[str, Any]
+    ) -> tuple[str, int | None, str]:
+        """What the record lacks of venue and year, from the file name, then the file's header."""
+        origins = []
         if venue or year is not None:
             origins.append("record")
         for key in ("file name", "header"):
@@ -261,7 +273,7 @@ class _Table:
         return text
 
     def _unique_id(self, paper_id: str, source: str, place: str, log: FileLog) -> str:
-        where = f"{source} {place}"
+        where = (source, place)
         if paper_id not in self.ids:
             self.ids[paper_id] = where
             return paper_id
@@ -269,7 +281,10 @@ class _Table:
         while f"{paper_id}-{n}" in self.ids:
             n += 1
         unique = f"{paper_id}-{n}"
-        log.warn(place, f"id {paper_id!r} already used ({self.ids[paper_id]}): this paper is {unique!r}")
+        first = self.ids[paper_id]
+        log.warn(
+            place, lambda: f"id {paper_id!r} already used ({first[0]} {first[1]}): this paper is {unique!r}"
+        )
         self.ids[unique] = where
         return unique
 
@@ -281,7 +296,7 @@ class _Table:
         if first is None:
             self.abstracts[key] = (source, place)
         else:
-            log.warn(place, f"same abstract as {first[0]} {first[1]} (both kept)")
+            log.warn(place, lambda: f"same abstract as {first[0]} {first[1]} (both kept)")
 
     def frame(self) -> pd.DataFrame:
         data: dict[str, Any] = {

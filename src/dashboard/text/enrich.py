@@ -159,7 +159,7 @@ def add_derived_columns_within(
     titles = _strings(raw, "title", n)
     record_code_urls = _strings(raw, "code_url", n)
     project_urls = _strings(raw, "project_url", n)
-    rows = derive_all((abstracts, titles, record_code_urls, project_urls), record_seconds=record_seconds)
+    rows = _derive_distinct((abstracts, titles, record_code_urls, project_urls), record_seconds)
     over_budget = [i for i, row in enumerate(rows) if row is None]
     derived = [row if row is not None else _underived(abstracts[i], titles[i]) for i, row in enumerate(rows)]
     columns: dict[str, Any] = {name: raw[name] for name in raw.columns}
@@ -196,6 +196,33 @@ def add_derived_columns_within(
     order = [*CORE_COLUMNS, *(name for name in OPTIONAL_COLUMNS if name in table.columns)]
     order += [name for name in table.columns if name not in order]
     return table[order], over_budget
+
+
+def _derive_distinct(
+    columns: tuple[list[str], ...], record_seconds: float | None
+) -> list[DerivedFields | None]:
+    """`derive_all` of each distinct row once (the derived fields are a function of the row): a file
+    that repeats one text, a million "w" paragraphs or an abstract in every merged export, derives
+    it once. A repeated row gets lists of its own, so that no two rows of the table share one."""
+    seen: dict[tuple[str, ...], int] = {}
+    which = [seen.setdefault(row, len(seen)) for row in zip(*columns, strict=True)]
+    if len(seen) == len(which):
+        return derive_all(columns, record_seconds=record_seconds)
+    distinct = derive_all(tuple(map(list, zip(*seen, strict=True))), record_seconds=record_seconds)
+    del seen
+    used = [False] * len(distinct)
+    rows: list[DerivedFields | None] = []
+    for number in which:
+        row = distinct[number]
+        if row is not None and used[number]:
+            clean, n_words, names, links, code_url, repo, status, found, title, derived, has = row
+            row = DerivedFields(
+                clean, n_words, list(names), [dict(link) for link in links], code_url, repo, status,
+                list(found), title, derived, has,
+            )  # fmt: skip
+        used[number] = True
+        rows.append(row)
+    return rows
 
 
 def _underived(abstract: str, title: str) -> DerivedFields:
