@@ -3,6 +3,8 @@
     python bench/make_corpus.py                         # once: the 100k and 1M RESAMPLED corpora
     python bench/scale.py                               # every size that is there, every measurement
     python bench/scale.py --sizes seeds 27k --only build plain
+    python bench/scale.py --sizes 27k --only build plain --runs 3   # issue 53's ratio: medians of 3
+    python bench/scale.py --sizes 27k 1m --only build plain         # and the 1M row (tens of minutes)
     python bench/scale.py --report                      # the table and the plot from saved results
 
 Corpora: the seeds, the 1k and 27k real corpora in ../shared/corpora, and 100k and 1M made by
@@ -12,7 +14,10 @@ Measurements, each in its own process so its memory is its own:
 - ``build``: ``paper-dashboard index`` wall time and peak memory (RSS summed over the process and
   its workers, sampled every 0.2 s);
 - ``plain``: the same job the obvious way (bench/plain_pipeline.py: pandas, TfidfVectorizer(1-2),
-  NMF with as many topics as the index found), reported as a ratio to the build;
+  NMF with as many topics as the index found), reported as ratios of the build to it (time and peak
+  memory), measured in the same run as the build: with ``--runs N`` build and plain alternate N times,
+  every run is kept (``build_runs``, ``plain_runs``, each with the load average it started at) and the
+  table gives the medians;
 - ``app`` (with ``--pin``: the server on a processor of its own, Chromium on the others, saved apart):
   ``streamlit run app.py -- --corpus INDEX`` (the seeds also from the raw files, the app's
   default) in Debian's Chromium: time from the server answering to the sidebar's ``N of M papers``
@@ -107,6 +112,9 @@ TARGETS = {  # issue 5; the seeds open from their raw files (the app's default),
     ("1m", "topic_server_s"): 0.5,
     ("1m", "app_peak_mb"): 4000.0,
 }
+# Issue 53: the build against the plain pipeline in the same run (medians of --runs), and the 1M build.
+RATIO_TARGETS = {("27k", "build_ratio"): 0.5, ("27k", "memory_ratio"): 1.5}
+TARGETS_53 = {("1m", "build_s"): 480.0, ("1m", "build_peak_mb"): 6000.0}
 
 
 # ------------------------------------------------------------------------------------------ memory
@@ -220,9 +228,45 @@ def measure_build(corpus: Corpus) -> dict[str, Any]:
         "build_peak_mb": result["peak_mb"],
         "build_peak_file_mb": result["peak_file_mb"],
         "build_phases": manifest.get("phases"),
+        "map_s": (manifest.get("map") or {}).get("seconds"),
         "index_mb": round(size / 1e6),
         "build_log": [line for line in result["stderr"].splitlines() if re.match(r"\s*[\d.]+ s  ", line)],
     }
+
+
+def measure_build_and_plain(corpus: Corpus, figures: dict[str, Any], args: argparse.Namespace) -> None:
+    """Build and plain pipeline in turn, ``args.runs`` times (only what ``args.only`` asks; a build when
+    there is no index yet); every run kept, the medians as the corpus's figures."""
+    import statistics
+
+    builds: list[dict[str, Any]] = []
+    plains: list[dict[str, Any]] = []
+    for number in range(1, max(1, args.runs) + 1):
+        if "build" in args.only or not corpus.index.exists():
+            print(f"{corpus.name}: building the index (run {number}/{args.runs}) ...", flush=True)
+            load = os.getloadavg()[0]
+            builds.append({**measure_build(corpus), "load": round(load, 2)})
+        if "plain" in args.only:
+            print(f"{corpus.name}: the plain pipeline (run {number}/{args.runs}) ...", flush=True)
+            topics = int((builds[-1] if builds else figures).get("topics", 25))
+            load = os.getloadavg()[0]
+            plains.append(
+                {
+                    **measure_plain(corpus, topics, args.plain_timeout, args.plain_limit_mb),
+                    "load": round(load, 2),
+                }
+            )
+    for runs, key in ((builds, "build_runs"), (plains, "plain_runs")):
+        if not runs:
+            continue
+        figures.update(runs[-1])
+        for name in ("build_s", "build_peak_mb", "plain_s", "plain_peak_mb"):
+            values = [run[name] for run in runs if run.get(name) is not None]
+            if values:
+                figures[name] = statistics.median(values)
+        figures[key] = [{k: v for k, v in run.items() if k != "build_log"} for run in runs]
+    if builds and not plains:  # a plain figure from another run would make no ratio
+        figures.pop("plain_runs", None)
 
 
 def measure_plain(corpus: Corpus, topics: int, timeout: float, limit_mb: float) -> dict[str, Any]:
@@ -570,7 +614,8 @@ COLUMNS = [
     ("index_mb", "index MB", 0),
     ("plain_s", "plain s", 1),
     ("plain_peak_mb", "plain MB", 0),
-    ("ratio", "plain/build", 1),
+    ("build_ratio", "build/plain", 2),
+    ("memory_ratio", "MB build/plain", 2),
     ("count_s", "N of M s", 2),
     ("chart_s", "chart s", 2),
     ("search_server_s", "search srv s", 3),
@@ -589,8 +634,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     rows = []
     for key, figures in results.items():
         figures = dict(figures)
-        if figures.get("plain_s") and figures.get("build_s"):
-            figures["ratio"] = round(figures["plain_s"] / figures["build_s"], 2)
+        figures.update(ratios(figures))
         rows.append([key] + [_cell(figures.get(name), digits) for name, _, digits in COLUMNS])
     header = ["corpus"] + [title for _, title, _ in COLUMNS]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
@@ -598,8 +642,51 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def ratios(figures: dict[str, Any]) -> dict[str, float]:
+    """The build's time and peak memory as multiples of the plain pipeline's (measured in the same run)."""
+    out = {}
+    if figures.get("plain_s") and figures.get("build_s"):
+        out["build_ratio"] = round(figures["build_s"] / figures["plain_s"], 2)
+    if figures.get("plain_peak_mb") and figures.get("build_peak_mb"):
+        out["memory_ratio"] = round(figures["build_peak_mb"] / figures["plain_peak_mb"], 2)
+    return out
+
+
+def runs_report(results: dict[str, dict[str, Any]]) -> list[str]:
+    """Every run of the build and the plain pipeline, not only the medians the table shows."""
+    lines = []
+    for key, figures in results.items():
+        builds, plains = figures.get("build_runs") or [], figures.get("plain_runs") or []
+        for number, (build, plain) in enumerate(zip(builds, plains, strict=False), 1):
+            both = {**build, **plain}
+            line = (
+                f"  {key:>9} run {number}: build {_cell(build.get('build_s'), 1)} s "
+                f"{_cell(build.get('build_peak_mb'), 0)} MB (load {build.get('load', 0):.1f}), plain "
+                f"{_cell(plain.get('plain_s'), 1)} s {_cell(plain.get('plain_peak_mb'), 0)} MB "
+                f"(load {plain.get('load', 0):.1f})"
+            )
+            found = ratios(both)
+            if found:
+                line += ": " + ", ".join(f"{name} {value:.2f}" for name, value in found.items())
+            phases = build.get("build_phases") or {}
+            if phases:
+                line += "; phases " + " ".join(f"{name} {value:.1f}" for name, value in phases.items())
+            if build.get("map_s") is not None:
+                line += f"; map {build['map_s']:.1f}"
+            lines.append(line)
+    return lines
+
+
 def targets_report(results: dict[str, dict[str, Any]]) -> list[str]:
     lines = []
+    for (size, name), limit in {**RATIO_TARGETS, **TARGETS_53}.items():
+        figures = {**results.get(size, {}), **ratios(results.get(size, {}))}
+        value = figures.get(name)
+        if value is None:
+            lines.append(f"  {size:>9} {name:<16} target {limit:>8,.2f} (issue 53): not measured")
+            continue
+        verdict = "met" if value <= limit else f"MISSED by {value - limit:,.2f} ({value / limit:.1f}x)"
+        lines.append(f"  {size:>9} {name:<16} {value:>10,.2f}  target {limit:>8,.2f} (issue 53): {verdict}")
     for (size, name), limit in TARGETS.items():
         value = results.get(size, {}).get(name)
         if value is None:
@@ -669,6 +756,10 @@ def plot(results: dict[str, dict[str, Any]]) -> Path:
 def report(results: dict[str, dict[str, Any]]) -> None:
     print("100k and 1m are RESAMPLED from the 27k abstracts (bench/make_corpus.py).")
     print(table(results))
+    every = runs_report(results)
+    if every:
+        print("\nEvery run of the build and the plain pipeline (the table gives their medians):")
+        print("\n".join(every))
     print(f"\nA search for {COMMON_WORD!r}, server seconds per page (the slowest of {REPEATS} tries):")
     for key, figures in results.items():
         pages = {"papers": figures.get("common_server_s"), **figures.get("pages_server_s", {})}
@@ -697,7 +788,7 @@ def report(results: dict[str, dict[str, Any]]) -> None:
                     f"the server {run['process_waited_seconds']:.3f}"
                 )
             print(f"  {name:>9}  slowest {run['seconds']:.3f} s (processor: {cpu}): {steps}")
-    print("\nTargets (issue 5):")
+    print("\nTargets (issue 5, and issue 53's ratios):")
     print("\n".join(targets_report(results)))
     if results:
         print(f"\nplot: {plot(results)}; figures: {RESULTS / 'scale.json'}")
@@ -714,6 +805,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--plain-limit-mb", type=float, default=12_000, help="stop the plain pipeline above")
     parser.add_argument("--report", action="store_true", help="print the saved results only")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="build and plain pipeline this many times each, alternating; medians",
+    )
     parser.add_argument(
         "--pin",
         action="store_true",
@@ -732,15 +829,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = results.setdefault(size, {})
         if corpus.note:
             figures["note"] = corpus.note
-        if "build" in args.only or not corpus.index.exists():
-            print(f"{size}: building the index ...", flush=True)
-            figures.update(measure_build(corpus))
-            save_results(results)
-        if "plain" in args.only:
-            print(f"{size}: the plain pipeline ...", flush=True)
-            figures.update(
-                measure_plain(corpus, int(figures.get("topics", 25)), args.plain_timeout, args.plain_limit_mb)
-            )
+        if "build" in args.only or "plain" in args.only or not corpus.index.exists():
+            measure_build_and_plain(corpus, figures, args)
             save_results(results)
         if "app" in args.only and args.pin:
             print(f"{size}: the app in Chromium, the server on a processor of its own ...", flush=True)
