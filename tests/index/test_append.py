@@ -116,7 +116,12 @@ def test_new_papers_are_placed_among_their_nearest_stored_papers(target, corpus_
     assert np.median(distance) < 0.5 * spread
 
 
-def test_search_and_facets_of_an_appended_index_equal_one_build_of_all_files(target, corpus_files, tmp_path):
+# The stored postings move a block at a time: a block of 7 postings makes many blocks of the seeds'.
+@pytest.mark.parametrize("block", [append.POSTINGS_BLOCK, 7])
+def test_search_and_facets_of_an_appended_index_equal_one_build_of_all_files(
+    target, corpus_files, tmp_path, monkeypatch, block
+):
+    monkeypatch.setattr(append, "POSTINGS_BLOCK", block)
     append.append_index([corpus_files[1]], target)
     whole = tmp_path / "whole.index"
     both = tmp_path / "both"

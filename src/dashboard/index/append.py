@@ -649,6 +649,7 @@ def _percent(share: float) -> str:
 # ------------------------------------------------------------------------------------------ map
 
 
+POSTINGS_BLOCK = 1 << 23  # stored postings moved at a time when the search index is merged
 MAP_PROBE = 200  # stored papers placed again to check a redrawn map sample (`map_sample`)
 
 
@@ -801,12 +802,20 @@ def _merge_search(writer: _Writer, counts: Mapping[str, bytes], n_old: int) -> d
     out_tf = np.lib.format.open_memmap(
         writer.path("search/tf.npy"), mode="w+", dtype=old_tf.dtype, shape=(nnz,)
     )
-    # The stored postings move as whole runs: each word's run shifts by the new postings placed before it.
-    shift = np.repeat(indptr[old_map] - old_indptr[:-1], old_counts)
-    positions = np.arange(len(old_indices), dtype=np.int64) + shift
-    out_indices[positions] = old_indices
-    out_tf[positions] = old_tf
-    del positions, shift
+    # The stored postings move as whole runs: each word's run shifts by the new postings placed before
+    # it. Taken a block of words at a time, so memory holds a block's positions, not the whole index's.
+    shift = indptr[old_map] - old_indptr[:-1]
+    first = 0
+    while first < len(old_counts):
+        last = int(np.searchsorted(old_indptr, old_indptr[first] + POSTINGS_BLOCK, side="right"))
+        last = min(max(last - 1, first + 1), len(old_counts))
+        start, stop = int(old_indptr[first]), int(old_indptr[last])
+        positions = np.arange(start, stop, dtype=np.int64) + np.repeat(
+            shift[first:last], old_counts[first:last]
+        )
+        out_indices[positions] = old_indices[start:stop]
+        out_tf[positions] = old_tf[start:stop]
+        first = last
     entry_word = np.repeat(new_map, new_counts)
     within = np.arange(len(new_indices)) - np.repeat(new_indptr[:-1].astype(np.int64), new_counts)
     positions = indptr[entry_word] + before_new[entry_word] + within
@@ -903,10 +912,10 @@ def _update_facets(writer: _Writer, papers: pd.DataFrame) -> None:
             values = [v.item() if isinstance(v, np.generic) else v for v in new.index]
             new = pd.Series(new.to_numpy(dtype=np.int64), index=pd.Index(values, dtype=object))
             old = old.add(new, fill_value=0).astype("int64")
-        order = pd.DataFrame({"n": -old.to_numpy(), "s": [str(v) for v in old.index]}).sort_values(
-            ["n", "s"], kind="stable"
-        )
-        out[key] = [[old.index[i], int(old.iloc[i])] for i in order.index]
+        values, counts = old.index.tolist(), old.to_numpy(dtype=np.int64).tolist()
+        order = pd.DataFrame({"n": [-n for n in counts], "s": [str(v) for v in values]})
+        ranked = order.sort_values(["n", "s"], kind="stable").index.tolist()
+        out[key] = [[values[i], counts[i]] for i in ranked]
     writer.path("facets.json").write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
     writer.written("facets.json")
 
