@@ -7,7 +7,9 @@ into a stored file, so the copy costs nothing and the original is not touched):
    derives the fitted model's parts once from the index (an SVD of the fit sample) and keeps them;
 2. append 1,000 papers of ICML and ICCV 2019 (``papercopilot-iccv2019-icml2019``, first 1,000): an
    append to an index that keeps its model (what every later append costs);
-3. append the ICLR 2026 papers again: every one must be reported as already present;
+3. append 10 more of those papers: what an append costs for the index's own size (every per-paper
+   file is rewritten and hashed), the figure a million-paper index scales by; then the ICLR 2026
+   papers again: every one must be reported as already present;
 4. append the 27k corpus to itself: every paper reported as already present, and the index unchanged;
 
 5. append the ICLR 2026 papers with ``paper-dashboard index --append`` in a fresh process, timed
@@ -66,14 +68,20 @@ def _state(path: Path, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return topic, weight, xy
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its ended children (the reader may parse in processes)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
 
 
 def _run(label: str, paths: list[Path], target: Path, n_built: int, before: tuple) -> append.AppendResult:
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu = time.perf_counter(), _cpu()
     result = append.append_index(paths, target)
-    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    seconds, cpu = time.perf_counter() - started, _cpu() - cpu
     after = _state(target, n_built)
     kept = all(_same(a, b) for a, b in zip(before, after, strict=True))
     phases = ", ".join(f"{k} {v:.2f}" for k, v in result.phases.items())
@@ -94,7 +102,7 @@ def _second_set(folder: Path, n: int = 1000) -> Path:
             paper_id = f"{name[:-5]}-{record.get('id', number)}"
             records.append({"id": paper_id, "title": record["title"], "abstract": record.get("abstract", ""),
                             "authors": record.get("author", "")})  # fmt: skip
-    out = folder / "copilot-2019.jsonl"
+    out = folder / f"copilot-2019-{n}.jsonl"
     out.write_text("\n".join(json.dumps(r) for r in records[:n]) + "\n", encoding="utf-8")
     return out
 
@@ -135,6 +143,11 @@ def main() -> None:
         first = _run("1. append ICLR 2026 (1,000; derives the model)", [ICLR], target, n_built, before)
         print(f"{'':<44} fitted papers re-assigned by the stored model: {first.refit['baseline']}")
         _run("2. append ICML+ICCV 2019 (1,000)", [_second_set(folder)], target, n_built, before)
+        ten = folder / "ten-more.jsonl"
+        ten.write_text("".join(_second_set(folder, 1010).open().readlines()[1000:]), encoding="utf-8")
+        small = _run("3a. append 10 papers (the index's own cost)", [ten], target, n_built, before)
+        size = sum(f["bytes"] for f in small.manifest["files"].values())
+        print(f"{'':<44} the index holds {size / 1e6:,.0f} MB in {len(small.manifest['files'])} files")
         _run("3. append ICLR 2026 again", [ICLR], target, n_built, before)
         digest = _sha(target / "papers.arrow")
         itself = _run("4. append the 27k corpus to itself", [BIG], target, n_built, before)
@@ -156,9 +169,7 @@ def _command_line(source: Path, folder: Path) -> None:
     target = folder / "cli-index"
     subprocess.run(["cp", "-al", str(source), str(target)], check=True)
     if append.TRANSFORM_FILE not in index.read_manifest(target)["files"]:
-        ten = folder / "ten.jsonl"
-        ten.write_text("".join((folder / "copilot-2019.jsonl").open().readlines()[:10]), encoding="utf-8")
-        append.append_index([ten], target)
+        append.append_index([_second_set(folder, 10)], target)
     command = [
         sys.executable,
         "-m",
