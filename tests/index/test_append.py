@@ -483,3 +483,18 @@ def test_new_papers_are_placed_from_the_map_s_own_fit_sample_redrawn():
     other = {"map": {**manifest["map"], "random_state": 4}}
     assert append.map_sample(other, vectors, coords) is None
     assert append.place_new(other, vectors, coords, new)[1] == "nearest stored papers"
+
+
+def test_an_index_built_before_bm25_stays_without_it(target, corpus_files):
+    manifest = index.read_manifest(target)
+    for name in ("search/tf.npy", "search/lengths.npy"):
+        (target / name).unlink()
+        del manifest["files"][name]
+    manifest["digest"] = index.manifest_digest(manifest)
+    (target / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert append.append_index([corpus_files[1]], target).added == 19
+    opened = index.open_index(target, verify=True)
+    assert opened.words.tf is None and opened.words.lengths is None
+    assert "search/tf.npy" not in opened.manifest["files"]
+    texts = index.open_index(target).papers["abstract_clean"].str.contains("diffusion", case=False)
+    assert opened.search("diffusion").sum() >= texts.sum() > 0

@@ -782,7 +782,10 @@ def _merge_search(writer: _Writer, counts: Mapping[str, bytes], n_old: int) -> d
         new_tf, new_lengths = postings["tf"], postings["lengths"]
     new_odd = np.load(io.BytesIO(counts["odd_rows.npy"]), allow_pickle=False)
     old_indptr = np.asarray(load_npy(old / "indptr.npy"), dtype=np.int64)
-    old_indices, old_tf = load_npy(old / "indices.npy"), load_npy(old / "tf.npy")
+    # BM25's frequencies and lengths: absent from an index built before them, which stays without.
+    ranked = all(f"search/{name}.npy" in writer.old_files for name in ("tf", "lengths"))
+    old_indices = load_npy(old / "indices.npy")
+    old_tf = load_npy(old / "tf.npy") if ranked else None
     words = pc.unique(pa.concat_arrays([old_words, new_words]))
     words = words.take(pc.sort_indices(words))
     old_map = np.asarray(pc.index_in(old_words, value_set=words), dtype=np.int64)
@@ -799,8 +802,10 @@ def _merge_search(writer: _Writer, counts: Mapping[str, bytes], n_old: int) -> d
     out_indices = np.lib.format.open_memmap(
         writer.path("search/indices.npy"), mode="w+", dtype=old_indices.dtype, shape=(nnz,)
     )
-    out_tf = np.lib.format.open_memmap(
-        writer.path("search/tf.npy"), mode="w+", dtype=old_tf.dtype, shape=(nnz,)
+    out_tf = (
+        np.lib.format.open_memmap(writer.path("search/tf.npy"), mode="w+", dtype=old_tf.dtype, shape=(nnz,))
+        if old_tf is not None
+        else None
     )
     # The stored postings move as whole runs: each word's run shifts by the new postings placed before
     # it. Taken a block of words at a time, so memory holds a block's positions, not the whole index's.
@@ -814,24 +819,26 @@ def _merge_search(writer: _Writer, counts: Mapping[str, bytes], n_old: int) -> d
             shift[first:last], old_counts[first:last]
         )
         out_indices[positions] = old_indices[start:stop]
-        out_tf[positions] = old_tf[start:stop]
+        if out_tf is not None and old_tf is not None:
+            out_tf[positions] = old_tf[start:stop]
         first = last
     entry_word = np.repeat(new_map, new_counts)
     within = np.arange(len(new_indices)) - np.repeat(new_indptr[:-1].astype(np.int64), new_counts)
     positions = indptr[entry_word] + before_new[entry_word] + within
     out_indices[positions] = new_indices + n_old
-    out_tf[positions] = new_tf
-    for written in (out_indices, out_tf):
-        written.flush()
+    out_indices.flush()
+    if out_tf is not None:
+        out_tf[positions] = new_tf
+        out_tf.flush()
     del out_indices, out_tf
     np.save(writer.path("search/indptr.npy"), indptr.astype(index_type))
     write_arrow(pa.table({"word": words}), writer.path("search/words.arrow"))
     old_odd = np.asarray(load_npy(old / "odd_rows.npy"), dtype=np.int64)
     np.save(writer.path("search/odd_rows.npy"), np.concatenate([old_odd, new_odd.astype(np.int64) + n_old]))
-    files = ["words.arrow", "indptr.npy", "indices.npy", "odd_rows.npy", "tf.npy"]
-    if "search/lengths.npy" in writer.old_files:
+    files = ["words.arrow", "indptr.npy", "indices.npy", "odd_rows.npy"]
+    if ranked:
         _append_rows(load_npy(old / "lengths.npy"), new_lengths, writer.path("search/lengths.npy"))
-        files.append("lengths.npy")
+        files.extend(["tf.npy", "lengths.npy"])
     for name in files:
         writer.written(f"search/{name}")
     return {"shape": [len(words), n_old + len(new_lengths)], "nnz": nnz}
@@ -1092,7 +1099,13 @@ def _write_appended(
         from dashboard.analytics.analysis import paper_texts
         from dashboard.search import semantic
 
-        encoded = semantic.Encoder().encode(paper_texts(appended))
+        try:
+            encoded = semantic.Encoder().encode(paper_texts(appended))
+        except semantic.SemanticUnavailable as error:
+            raise IndexBuildError(
+                f"{root}: keeps every paper's sentence embedding (semantic.npy), so the new papers need "
+                f"theirs: {error}"
+            ) from None
         _append_rows(load_npy(root / "semantic.npy"), encoded, writer.path("semantic.npy"))
         writer.written("semantic.npy")
     say("wrote the vectors and term counts", finished="arrays")
