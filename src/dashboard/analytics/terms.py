@@ -35,9 +35,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 SUM_THREADS = min(4, usable_cores())  # threads a large sum is shared among (`TermCounts._sum_rows`)
 # Above this share of the corpus, a subset's occurrences are one product of every paper's row with the
-# subset's 0/1 vector (`TermCounts._sum_where`) instead of a copy of its rows: at a million papers the
-# copy cost 0.14 us a row read (458,000 rows: 65 ms in one thread), the product 0.043 us a paper of the
-# corpus (43 ms), so the product wins above about 30% and reads every row in place.
+# subset's 0/1 vector (`TermCounts._sum_where`) instead of a copy of its rows: copying a row costs
+# about three times what the product spends on each paper of the corpus, so the product wins above
+# about 30% and reads every row in place (the figures: docs/development/history.md).
 PRODUCT_SHARE = 0.3
 
 
@@ -171,15 +171,12 @@ class TermCounts:
         """
         # Below PRODUCT_SHARE of the corpus a product with a 0/1 vector over all papers (`_sum_where`) reads
         # more entries than these rows hold. The rows are copied and summed SUM_CHUNK at a time: a copy of a
-        # third of a million papers' rows at once is 200 MB of fresh memory, 0.02-0.33 s a run in a server
-        # (page faults); chunks of a few MB are served again from the same memory, 0.03-0.11 s. A server
-        # hands its free memory back between runs (`heap.release`, protobuf's trims), so each chunk is
-        # fresh memory again on the next new filter: 10,000 papers' rows (3.4 MB at a million papers) fault
-        # a third of the pages 50,000 did, and the rising terms' sums of ten common words took 0.084-0.090 s
-        # a word on one core against 0.091-0.096 s (0.054 s on two against 0.058-0.061 s). The int32 sums
-        # skip a conversion of every entry to float (no term is used 2**31 times). Above one chunk, the chunks
-        # are shared among SUM_THREADS threads: scipy copies and multiplies the rows without the GIL (on two
-        # cores a 460k-paper sum took 0.08 s in one thread, 0.05 s in two).
+        # large share of a million papers' rows at once is hundreds of MB of fresh memory, paid for in page
+        # faults, while chunks of a few MB are served again from the same memory. A server hands its free
+        # memory back between runs (`heap.release`, protobuf's trims), so each chunk is fresh memory again
+        # on the next new filter: small chunks fault fewer pages. The int32 sums skip a conversion of every
+        # entry to float (no term is used 2**31 times). Above one chunk, the chunks are shared among
+        # SUM_THREADS threads: scipy copies and multiplies the rows without the GIL.
         starts = range(0, len(rows), SUM_CHUNK)
         shares = [starts[i::SUM_THREADS] for i in range(min(SUM_THREADS, len(starts)))] or [starts]
         (counts, users), *rest = _shared(partial(self._sum_chunks, rows, papers=papers), shares)
@@ -450,9 +447,9 @@ class TermCounts:
         prior = self._prior(total, prior_strength)
         # Only a term a group uses can be distinctive of it: the z-scores of those (group, term) pairs
         # alone, about one in twelve of the table on a sample of a million papers' 47 topics; the
-        # counts outside a group are worked out for those pairs only (the whole table: 0.04 s).
-        # by group, then term; one flat scan of a boolean table (np.nonzero of the 2-D counts took 18 ms
-        # for 47 topics by 70,000 terms, this 3.5 ms)
+        # counts outside a group are worked out for those pairs only, not for the whole table.
+        # by group, then term; one flat scan of a boolean table (several times faster than np.nonzero of
+        # the 2-D counts)
         group_of, term_of = np.divmod(np.flatnonzero(counts_in != 0), counts_in.shape[1])
         pair_in = counts_in[group_of, term_of]
         pair_out = np.clip(total[term_of] - pair_in, 0, None)
@@ -611,7 +608,7 @@ def keyword_in_context(
     """
     pattern = term_pattern(term)
     # An ASCII abstract without the term's first letters in any case cannot match: one `in` of its
-    # lower-case copy instead of the pattern's scan (a rarer term read 1,700 abstracts for 500 lines, 34 ms).
+    # lower-case copy instead of the pattern's scan (a rare term would read most abstracts to find few lines).
     # Other abstracts are scanned whole: case folding beyond ASCII can change what matches.
     literal = _literal_start(term)
     pairs = texts.items() if isinstance(texts, pd.Series) else texts

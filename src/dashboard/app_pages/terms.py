@@ -182,12 +182,12 @@ with right:
     column = {"topic": "topic", "area": "areas", "venue": "venue", "source": "source"}[group]
     groups = view.papers[column]
     # Above GROUP_SAMPLE filtered papers the groups are compared on a seeded sample of them: the
-    # counts of every filtered paper were 0.5-0.9 s of a run at a million papers.
+    # counts of every filtered paper were most of a run at a million papers.
     sample, n_filtered = _sampled(filtered)
     if n_filtered > GROUP_SAMPLE:
         st.caption(f"Estimated from a seeded sample of {GROUP_SAMPLE:,} of the {n_filtered:,} papers.")
     by_group = counts.group_distinctive_terms(groups, mask=sample)
-    if group == "topic":  # named in the table (mapping a million papers' topics to names took 0.05 s)
+    if group == "topic":  # named in the table, not in the papers (a million papers' topics to map)
         by_group["group"] = by_group["group"].map(lambda g: view.topic_names.get(int(g), g))
     if by_group.empty:
         st.caption("The filtered papers fall in fewer than two groups: nothing to set apart.")

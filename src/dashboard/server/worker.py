@@ -164,7 +164,7 @@ def run(job: Callable[..., Any], *args: Any, timeout: float, memory_bytes: int) 
 
 # --- a helper process for short steps of a page -----------------------------------------------------
 # Unlike `run` (a fresh, limited process per untrusted job), a page's own short step that holds the
-# interpreter (the Terms page's word cloud: its layout and picture, 65-80 ms at a million papers) is
+# interpreter (the Terms page's word cloud: its layout and picture) is
 # sent to one long-lived process, so the page's thread goes on meanwhile instead of waiting for the
 # global lock. Its steps are the package's own functions on small, trusted arguments.
 

@@ -159,7 +159,7 @@ def page_context() -> View:
 
 
 # Shared, never copied: `st.cache_data` unpickled every name's count (hundreds of thousands of authors at a
-# million papers) in each run, 5 ms of every page. The pages only read them.
+# million papers) in each run of every page. The pages only read them.
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _facets(digest: str, model: str, _papers: pd.DataFrame) -> dict[str, pd.Series]:
     # a prebuilt index keeps them (counting takes seconds at a million papers)

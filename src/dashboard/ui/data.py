@@ -711,8 +711,8 @@ def repo_generation(path: Path) -> tuple[int, float, str]:
 
 
 # The repositories and their answers do not depend on the topic model: they are worked out once per
-# corpus (and cache change), and only joined to each number of topics' papers (0.4 s of the first run of
-# every new number of topics at a million papers).
+# corpus (and cache change), and only joined to each number of topics' papers (working them out again
+# was a visible part of the first run of every new number of topics at a million papers).
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 LIKE_TOP = 100  # papers listed for "papers like this"
 PREVIEW = 5  # best hits shown with their matched sentence highlighted, above the table
-SENTENCES_FOR = 200  # the best hits get a "Matched sentence" (0.25 ms each: a regex pass per abstract)
+SENTENCES_FOR = 200  # the best hits get a "Matched sentence" (a regex pass per abstract: not for all hits)
 
 
 @dataclass(frozen=True)

@@ -333,7 +333,7 @@ def _release_table(
     present = np.flatnonzero(papers)
     values = groups.values.take(present)
     names = [labels.get(v, str(v)) for v in values] if labels else list(values)
-    # sorted in Python: a frame's sort by a key was 3 ms a table, for a few dozen groups
+    # sorted in Python: for a few dozen groups a frame's sort by a key costs more than the sort itself
     order = sorted(range(len(present)), key=lambda n: (-int(papers[present[n]]), str(names[n])))
     kept = present[order]
     return pd.DataFrame(

@@ -74,7 +74,7 @@ from typing import Any
 LOG = logging.getLogger(__name__)
 
 # What every page run imports, whatever the corpus: imported by `_import_pages` before the health check
-# answers, not at a visitor's first run (0.5 s of a cold first run; Plotly's figure classes load on
+# answers, not at a visitor's first run (most of a cold first run; Plotly's figure classes load on
 # first use).
 MODULES = (
     "dashboard.ui.data",  # pandas, SciPy's sparse matrices, the readers
