@@ -19,7 +19,7 @@ from dashboard.filters import Filters
 from dashboard.library import digest as digests
 from dashboard.library import searches
 from dashboard.library.store import CorpusLookup, Library, LibraryError
-from dashboard.ui import keys
+from dashboard.ui import components, keys
 from dashboard.ui import library as library_ui
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.url import update_filters
@@ -218,7 +218,8 @@ def _section(view: View, section: digests.Section) -> None:
     if section.reasons:
         table["why"] = list(section.reasons[:SHOWN])
         config["why"] = st.column_config.TextColumn("Why", width=300)
-    st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+    # the app's one table: widths fitted to the page at 1024 px, titles wrapped, the "why" cut at a word
+    components.show_table(table, config, visible=len(table), wrapped=True)
     if section.total > len(rows):
         st.caption(
             f"…and {section.total - len(rows):,} more; the download lists up to {digests.TOP} per section."
