@@ -129,7 +129,15 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--index", type=Path, default=REPO / "bench" / "data" / "index-27k-v2")
+    parser.add_argument(
+        "--refit",
+        action="store_true",
+        help="only the refit example: ICLR 2026 grown by 2019 papers, refitted",
+    )
     args = parser.parse_args()
+    if args.refit:
+        _refit_example()
+        return
     with tempfile.TemporaryDirectory(prefix="append-bench-", dir="/tmp") as scratch:
         folder = Path(scratch)
         target = folder / "index"
@@ -188,6 +196,33 @@ def _command_line(source: Path, folder: Path) -> None:
     print(f"{label:<44} {seconds:6.2f} s ({cpu:5.2f} s CPU)  wall clock of a fresh process")
     print(f"{'':<44} {done.stdout.splitlines()[0]}")
     shutil.rmtree(target)
+
+
+def _refit_example() -> None:
+    """6. When a refit is due and what it keeps: an index of the 1,000 ICLR 2026 papers grown by 1,000
+    papers of 2019 (another year, other conferences), the advice, then ``--refit`` and its mapping."""
+    from dashboard.index import refitting
+
+    with tempfile.TemporaryDirectory(prefix="append-refit-", dir="/tmp") as scratch:
+        folder = Path(scratch)
+        target = folder / "iclr.index"
+        started = time.perf_counter()
+        index.build_index([ICLR], target, workers=1)
+        print(f"6. built an index of ICLR 2026 (1,000 papers) in {time.perf_counter() - started:.1f} s")
+        result = append.append_index([_second_set(folder)], target)
+        advice = append.describe_refit(result.refit)
+        print(f"   appended 1,000 papers of 2019 in {result.seconds:.1f} s: {advice}")
+        started = time.perf_counter()
+        manifest = refitting.refit_index(target)
+        print(f"   refitted in {time.perf_counter() - started:.1f} s")
+        mapping = manifest["topic_mapping"][-1]
+        shares = np.array(list(mapping["paper_share"].values()))
+        print(f"   {refitting.describe_mapping(mapping, limit=5)}")
+        by = list(mapping["by"].values())
+        print(
+            f"   share of an old topic's papers in its new topic: median {np.median(shares):.2f}, "
+            f"lowest {shares.min():.2f}; mapped by papers {by.count('papers')}, by terms {by.count('terms')}"
+        )
 
 
 if __name__ == "__main__":

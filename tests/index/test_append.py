@@ -498,3 +498,17 @@ def test_an_index_built_before_bm25_stays_without_it(target, corpus_files):
     assert "search/tf.npy" not in opened.manifest["files"]
     texts = index.open_index(target).papers["abstract_clean"].str.contains("diffusion", case=False)
     assert opened.search("diffusion").sum() >= texts.sum() > 0
+
+
+def test_an_index_with_papers_without_abstracts_grows_too(corpus_files, tmp_path):
+    # A paper with no text has no LSA direction to reproduce: the model's parts come all the same.
+    folder = tmp_path / "old"
+    shutil.copytree(corpus_files[0], folder)
+    (folder / "untitled.jsonl").write_text(
+        json.dumps({"id": "e1", "title": "A title alone", "abstract": ""}) + "\n", encoding="utf-8"
+    )
+    target = tmp_path / "e.index"
+    index.build_index([folder], target, workers=1)
+    assert append.TRANSFORM_FILE in index.read_manifest(target)["files"]  # the build keeps them
+    assert append.append_index([corpus_files[1]], target).added == 19
+    assert len(index.open_index(target, verify=True).papers) == 58

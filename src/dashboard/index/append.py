@@ -482,7 +482,9 @@ def derive_transform(root: Path, manifest: Mapping[str, Any], topic: np.ndarray)
                 dims, algorithm="randomized", random_state=manifest["settings"]["random_state"]
             )
             projection = svd.fit(tfidf).components_.T.astype(np.float64)
-    with_text = np.linalg.norm(lsa, axis=1) > 0
+    # Papers without a term (no abstract) have no direction to reproduce: the exact small-corpus
+    # solution may give them one from its null space.
+    with_text = (np.linalg.norm(lsa, axis=1) > 0) & (np.asarray(tfidf.getnnz(axis=1)) > 0)
     agreement = np.einsum("ij,ij->i", normalize(np.asarray(tfidf @ projection)), lsa)[with_text]
     if len(agreement) and float(np.min(agreement)) < 0.99:
         raise IndexBuildError(
@@ -529,17 +531,25 @@ def keep_model(root: Path, manifest: Mapping[str, Any], model: Any) -> dict[str,
     """At build time, into the new index at ``root``: the fitted model's parts (`TRANSFORM_FILE`, so no
     append has to derive them) and the refit advice's starting point (`fit_baseline`), returned for
     the manifest's ``refit``. Where the model's LSA step cannot be repeated, nothing is kept (an empty
-    advice): the first append derives the parts from the stored files instead.
+    advice): the first append tries to derive the parts from the stored files again.
     """
     from dashboard.index.steps import TopicTransform
 
+    topic = np.asarray(
+        read_arrow(root / "papers.arrow").column("topic").to_numpy(zero_copy_only=False), dtype=np.int64
+    )
     try:
         transform = TopicTransform.from_model(model)
     except (ValueError, RuntimeError):
-        return {}
+        # Its check counts papers without text (a zero row cannot be reproduced); the stored files'
+        # derivation leaves them out.
+        try:
+            settings = {"random_state": model.random_state}
+            transform = derive_transform(root, {**manifest, "settings": settings}, topic)
+        except IndexBuildError:
+            return {}
     save_transform(transform, root / TRANSFORM_FILE)
-    topic = read_arrow(root / "papers.arrow").column("topic").to_numpy(zero_copy_only=False)
-    baseline = fit_baseline(root, manifest, transform, np.asarray(topic, dtype=np.int64))
+    baseline = fit_baseline(root, manifest, transform, topic)
     state = {"papers_at_fit": int(manifest["papers"]), "added": 0, "weight_sum": 0.0, "outliers": 0}
     return refit_status({**state, "baseline": baseline})
 

@@ -188,8 +188,10 @@ def _carry_over(
     shutil.copyfile(old_root / "report.json", root / "report.json")
     table = read_arrow(root / "papers.arrow").select(["id", "topic"]).to_pandas()
     topic = table["topic"].to_numpy(dtype=np.int64)
-    transform = append.derive_transform(root, manifest, topic)
-    append.save_transform(transform, root / append.TRANSFORM_FILE)
+    transform = append.load_transform(root, manifest)  # the build keeps it (`append.keep_model`)
+    if transform is None:
+        transform = append.derive_transform(root, manifest, topic)
+        append.save_transform(transform, root / append.TRANSFORM_FILE)
     mapping = topic_mapping(
         old_papers, table, _read_topics(old_root / "topics.parquet"), _read_topics(root / "topics.parquet")
     )
@@ -220,7 +222,8 @@ def _carry_over(
                     "added": 0,
                     "weight_sum": 0.0,
                     "outliers": 0,
-                    "baseline": append.fit_baseline(root, manifest, transform, topic),
+                    "baseline": (manifest.get("refit") or {}).get("baseline")
+                    or append.fit_baseline(root, manifest, transform, topic),
                 }
             ),
         }
