@@ -110,7 +110,7 @@ def test_minimal_table_without_abstract_clean() -> None:
 
 
 def test_cli_analyze(seeds_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from dashboard.cli import main
+    from dashboard.cli.main import main
 
     out = tmp_path / "analysed.jsonl"
     assert main(["analyze", str(seeds_dir), "--out", str(out), "--topics", "4"]) == 0
@@ -134,7 +134,7 @@ def test_cli_analyze_usage_errors(
     status: int,
     message: str,
 ) -> None:
-    from dashboard.cli import main
+    from dashboard.cli.main import main
 
     try:
         code = main(["analyze", str(seeds_dir), "--out", str(tmp_path / "x.csv"), *extra])

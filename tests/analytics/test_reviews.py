@@ -13,7 +13,7 @@ import pytest
 
 from dashboard import corpus, export
 from dashboard.analytics import reviews
-from dashboard.cli import main
+from dashboard.cli.main import main
 from dashboard.figures import reviews as review_charts
 from dashboard.readers.reviews import parse_score, scale_text, score_list
 
