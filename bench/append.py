@@ -210,8 +210,14 @@ def _refit_example() -> None:
         index.build_index([ICLR], target, workers=1)
         print(f"6. built an index of ICLR 2026 (1,000 papers) in {time.perf_counter() - started:.1f} s")
         result = append.append_index([_second_set(folder)], target)
-        advice = append.describe_refit(result.refit)
+        advice, status = append.describe_refit(result.refit), result.refit
         print(f"   appended 1,000 papers of 2019 in {result.seconds:.1f} s: {advice}")
+        base = status["baseline"]
+        print(
+            f"   their mean topic weight {status['mean_weight']:.3f} "
+            f"(fitted papers {base['mean_weight']:.3f}), outliers {status['outlier_share']:.1%} "
+            f"(fitted papers {base['outlier_share']:.1%})"
+        )
         started = time.perf_counter()
         manifest = refitting.refit_index(target)
         print(f"   refitted in {time.perf_counter() - started:.1f} s")
