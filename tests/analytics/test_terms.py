@@ -458,7 +458,10 @@ def test_a_range_of_rows_is_read_in_place_not_copied() -> None:
 def test_a_process_pinned_to_one_processor_sums_in_one_thread() -> None:
     # os.cpu_count() counts the machine; a process pinned to one of its processors would share its term
     # sums among threads that only take turns on it.
-    probe = "from dashboard import cores, terms; print(cores.usable_cores(), terms.SUM_THREADS)"
+    probe = (
+        "from dashboard.system import cores; from dashboard.analytics import terms; "
+        "print(cores.usable_cores(), terms.SUM_THREADS)"
+    )
     one = min(os.sched_getaffinity(0))
 
     def run(pinned: bool) -> list[int]:

@@ -85,7 +85,7 @@ def test_two_servers_building_at_once_leave_one_sound_entry(tmp_path: Path, dige
 
     # Separate interpreters, as two servers are (multiprocessing would re-run whatever __main__ is).
     code = (
-        "import sys, pathlib; from dashboard import diskcache; "
+        "import sys, pathlib; from dashboard.index import diskcache; "
         "print(diskcache.cached_index([sys.argv[1]], sys.argv[2], root=pathlib.Path(sys.argv[3])))"
     )
     command = [sys.executable, "-c", code, str(SEEDS_DIR), digest, str(tmp_path)]
@@ -239,7 +239,7 @@ def test_a_build_ends_when_the_server_that_started_it_ends(tmp_path: Path) -> No
 
     out = tmp_path / "never"
     code = (
-        "import sys, pathlib; from dashboard import diskcache; "
+        "import sys, pathlib; from dashboard.index import diskcache; "
         "diskcache.build_with_cli([sys.argv[1]], pathlib.Path(sys.argv[2]))"
     )
     server = subprocess.Popen([sys.executable, "-c", code, str(SEEDS_DIR), str(out)])

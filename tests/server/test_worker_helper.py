@@ -188,7 +188,7 @@ def test_the_helper_and_its_forkserver_end_when_the_server_process_ends(tmp_path
     script = (
         "import os, sys, time, operator\n"
         "import psutil\n"
-        "from dashboard import worker\n"
+        "from dashboard.server import worker\n"
         "worker.start_helper(operator.add)\n"
         "deadline = time.monotonic() + 120\n"
         "while not worker.helper_ready() and time.monotonic() < deadline:\n"
@@ -212,7 +212,7 @@ def test_a_helper_stopped_before_its_first_job_ends_with_the_server_too(tmp_path
     script = (
         "import os, sys, operator\n"
         "import psutil\n"
-        "from dashboard import worker\n"
+        "from dashboard.server import worker\n"
         "worker.start_helper(operator.add)\n"
         "psutil.Process().children(recursive=True)  # a few milliseconds, as a server's stop takes\n"
         "worker.stop_helper(wait=False)\n"
