@@ -13,8 +13,18 @@ more cluster (topic -1), as the dashboard shows them. NPMI is computed the same 
 a paper "contains" a term when the term (singular or plural, any case, hyphen or space) occurs in its
 title or abstract, so no model is judged by its own tokenizer.
 
+- issue 52's table, on every labelled set (ICLR 1k ``primary_area``; ICCV 2019 ``session``, the
+  conference's own grouping of its papers into sessions; the venue each paper was accepted at, on a
+  seeded 2,000-paper sample of the 27k corpus): AMI, NMI, ARI, NPMI, seconds and seed stability for the
+  default, k-means on the same vectors and BERTopic (UMAP + k-means, k = the number of labels) on the
+  same vectors; with the ``[semantic]`` extra, the same on the MiniLM embeddings (BERTopic's row there
+  is the anchor issue 52 names) and our pipeline in that space. Seed stability: over ``--seeds`` seeds,
+  the share of one run's topics whose top-10 terms (weighted) have a cosine of at least 0.7 with some
+  topic of another run, averaged over every ordered pair of runs.
+
     python bench/topic_quality.py            # everything
     python bench/topic_quality.py --quick    # skip the 27k end-to-end run
+    python bench/topic_quality.py --labelled-only --seeds 5   # only issue 52's table
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, nor
 from dashboard.analytics.analysis import paper_texts
 from dashboard.analytics.areas import assign_areas, load_taxonomy
 from dashboard.analytics.terms import term_pattern
-from dashboard.analytics.topics import TopicModel
+from dashboard.analytics.topics import TopicModel, class_tfidf
 from dashboard.corpus import load
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,6 +57,14 @@ ICLR = CORPORA / "iclr2026-openreview-1k" / "papers.jsonl"
 BIG = CORPORA / "multiconf-2021-2024" / "papers.jsonl.gz"
 SEEDS = REPO / "seeds"
 N_AREAS = 21
+ICCV = CORPORA / "papercopilot-iccv2019-icml2019" / "iccv2019.json"
+# name, file, the human label's column, sample size (None: every paper with a label)
+LABELLED = (
+    ("ICLR 2026 1k primary_area", ICLR, "primary_area", None),
+    ("ICCV 2019 session", ICCV, "session", None),
+    ("27k venue (2k sample)", BIG, "venue", 2000),
+)
+MATCH = 0.7  # two topics "match" when their weighted top-10 terms have at least this cosine
 
 
 def npmi(top_terms: list[list[str]], texts: list[str]) -> float:
@@ -186,17 +204,219 @@ def end_to_end(path: Path, label: str) -> None:
     )
 
 
+# -- issue 52: labelled sets, anchors and seed stability --------------------------------------------------
+Topics = list[list[tuple[str, float]]]  # per topic, its top terms with weights
+
+
+def labelled_set(path: Path, column: str, sample: int | None) -> tuple[list[str], np.ndarray]:
+    """The texts (as the dashboard analyses them) and human labels of the papers that have one."""
+    papers = load([path]).papers
+    labels = papers[column].fillna("").astype(str).str.strip()
+    papers = papers[labels != ""].reset_index(drop=True)
+    if sample is not None and len(papers) > sample:
+        rows = np.sort(np.random.default_rng(52).choice(len(papers), sample, replace=False))
+        papers = papers.iloc[rows].reset_index(drop=True)
+    return paper_texts(papers), papers[column].astype(str).str.strip().to_numpy()
+
+
+def topic_match(a: Topics, b: Topics, threshold: float = MATCH) -> float:
+    """The share of run ``a``'s topics whose weighted top terms have cosine >= ``threshold`` with a topic
+    of run ``b``."""
+
+    def unit(topic: list[tuple[str, float]]) -> dict[str, float]:
+        norm = float(np.sqrt(sum(w * w for _, w in topic))) or 1.0
+        return {t: w / norm for t, w in topic}
+
+    units_a, units_b = [unit(t) for t in a], [unit(t) for t in b]
+    hits = [
+        max((sum(w * other.get(t, 0.0) for t, w in mine.items()) for other in units_b), default=0.0)
+        >= threshold
+        for mine in units_a
+    ]
+    return float(np.mean(hits)) if hits else 0.0
+
+
+def stability(runs: list[Topics]) -> float:
+    """Mean `topic_match` over every ordered pair of runs (1.0 for a single run)."""
+    pairs = [(a, b) for i, a in enumerate(runs) for j, b in enumerate(runs) if i != j]
+    return float(np.mean([topic_match(a, b) for a, b in pairs])) if pairs else 1.0
+
+
+def _terms_of(reference: TopicModel, labels: np.ndarray, k: int) -> Topics:
+    """Top-10 terms per cluster by class-based TF-IDF over the reference model's TF-IDF (how our own topics
+    are described), so the k-means baselines are judged on the same terms."""
+    scores, _ = class_tfidf(reference.tfidf_, np.asarray(labels), k)
+    terms = reference.terms_
+    return [[(str(terms[i]), float(row[i])) for i in np.argsort(-row)[:10] if row[i] > 0] for row in scores]
+
+
+def _ours(texts: list[str], seed: int, vectors: np.ndarray | None, **params: object) -> tuple:
+    start = time.perf_counter()
+    model = TopicModel(random_state=seed, **params).fit(texts, vectors=vectors)  # type: ignore[arg-type]
+    seconds = time.perf_counter() - start
+    top = [[(t, float(w)) for t, w in terms[:10]] for terms in model.top_terms_]
+    return model.labels_, top, seconds
+
+
+def _kmeans(reference: TopicModel, vectors: np.ndarray, k: int, seed: int) -> tuple:
+    from sklearn.cluster import KMeans
+
+    start = time.perf_counter()
+    labels = KMeans(k, n_init=3, random_state=seed).fit_predict(vectors)
+    seconds = time.perf_counter() - start
+    return labels, _terms_of(reference, labels, k), seconds
+
+
+def _bertopic(texts: list[str], vectors: np.ndarray, k: int, seed: int) -> tuple:
+    """BERTopic with UMAP (its defaults: 15 neighbours, 5 dimensions, cosine) and k-means at k, on the given
+    vectors; its topic terms from its own c-TF-IDF over counts without English stop words."""
+    from bertopic import BERTopic
+    from sklearn.cluster import KMeans
+    from umap import UMAP
+
+    start = time.perf_counter()
+    model = BERTopic(
+        umap_model=UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", random_state=seed),
+        hdbscan_model=KMeans(k, n_init=3, random_state=seed),
+        vectorizer_model=CountVectorizer(stop_words="english"),
+        calculate_probabilities=False,
+    )
+    labels, _ = model.fit_transform(texts, embeddings=np.asarray(vectors))
+    seconds = time.perf_counter() - start
+    top = [[(w, float(x)) for w, x in (model.get_topic(t) or [])[:10]] for t in sorted(set(labels)) if t >= 0]
+    return np.asarray(labels), top, seconds
+
+
+def _seeded_row(name: str, truth: np.ndarray, texts: list[str], run, seeds: int) -> dict:
+    runs = [run(seed) for seed in range(seeds)]
+    per_seed = [scores(truth, labels) for labels, _, _ in runs]
+    first_labels, first_top, _ = runs[0]
+    return {
+        "model": name,
+        **{key: float(np.mean([s[key] for s in per_seed])) for key in ("AMI", "NMI", "ARI")},
+        "AMI sd": float(np.std([s["AMI"] for s in per_seed])),
+        "NPMI": npmi([[t for t, _ in topic] for topic in first_top], texts),
+        "k": len(set(first_labels.tolist()) - {-1}),
+        "seconds": float(np.median([s for _, _, s in runs])),
+        "stability": stability([top for _, top, _ in runs]),
+    }
+
+
+def _minilm_vectors(texts: list[str]) -> tuple[np.ndarray, float] | None:
+    """The papers' MiniLM embeddings and papers per second per core, or None without the extra."""
+    try:
+        from dashboard.search import semantic
+    except ImportError:
+        return None
+    if not semantic.available():
+        return None
+    # CPU seconds of every thread of this process: papers per second per core, whatever the load.
+    started = time.process_time()
+    vectors = semantic.Encoder().encode(texts)
+    return vectors, len(texts) / max(time.process_time() - started, 1e-9)
+
+
+def labelled_table(seeds: int, minilm: bool) -> None:
+    """Issue 52's table: every labelled set, the default against k-means and BERTopic on the same vectors."""
+    try:
+        import bertopic  # noqa: F401
+        import umap  # noqa: F401
+
+        have_bertopic = True
+    except ImportError:
+        have_bertopic = False
+        print("(bertopic / umap-learn not installed: no BERTopic rows; pip install bertopic umap-learn)")
+    for title, path, column, sample in LABELLED:
+        if not path.exists():
+            print(f"\n{title}: {path} not found, skipped")
+            continue
+        set_table(title, *labelled_set(path, column, sample), seeds, minilm, have_bertopic)
+
+
+def set_table(
+    title: str, texts: list[str], truth: np.ndarray, seeds: int, minilm: bool, have_bertopic: bool
+) -> None:
+    """Issue 52's rows for one labelled set, printed as a table."""
+    k = len(set(truth.tolist()))
+    print(f"\n{title}: {len(texts):,} papers, {k} labels; {seeds} seeds; seconds = median fit time")
+    reference = TopicModel(random_state=0).fit(texts)
+    lsa = reference.lsa_
+    rows = [
+        _seeded_row(
+            "default (LSA, guidance 1, auto k)", truth, texts, lambda s: _ours(texts, s, None), seeds
+        ),
+        _seeded_row(
+            f"default pipeline at k={k}", truth, texts, lambda s: _ours(texts, s, None, n_topics=k), seeds
+        ),
+        _seeded_row(f"k-means on LSA, k={k}", truth, texts, lambda s: _kmeans(reference, lsa, k, s), seeds),
+    ]
+    if have_bertopic:
+        rows.append(
+            _seeded_row(
+                f"BERTopic UMAP+k-means on LSA, k={k}",
+                truth,
+                texts,
+                lambda s: _bertopic(texts, lsa, k, s),
+                seeds,
+            )
+        )
+    encoded = _minilm_vectors(texts) if minilm else None
+    if encoded is not None:
+        vectors, rate = encoded
+        print(f"  MiniLM encoding: {rate:.1f} papers/s/core")
+        for space in ("minilm", "lsa+minilm"):
+            rows.append(
+                _seeded_row(
+                    f"ours on {space} (its guidance), auto k",
+                    truth,
+                    texts,
+                    lambda s, space=space: _ours(texts, s, vectors, representation=space),
+                    seeds,
+                )
+            )
+        rows.append(
+            _seeded_row(
+                f"k-means on MiniLM, k={k}",
+                truth,
+                texts,
+                lambda s: _kmeans(reference, vectors, k, s),
+                seeds,
+            )
+        )
+        if have_bertopic:
+            rows.append(
+                _seeded_row(
+                    f"BERTopic UMAP+k-means on MiniLM, k={k} (anchor)",
+                    truth,
+                    texts,
+                    lambda s: _bertopic(texts, vectors, k, s),
+                    seeds,
+                )
+            )
+    elif minilm:
+        print("  (the [semantic] extra is not installed: no MiniLM rows)")
+    table = pd.DataFrame(rows).set_index("model")
+    with pd.option_context("display.width", 170, "display.float_format", "{:.3f}".format):
+        print(table.to_string())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="skip the 27k end-to-end run")
+    parser.add_argument("--seeds", type=int, default=5, help="seeds per row of issue 52's table (default 5)")
+    parser.add_argument("--no-minilm", action="store_true", help="issue 52's table without the MiniLM rows")
+    parser.add_argument("--labelled-only", action="store_true", help="print only issue 52's table")
     args = parser.parse_args()
     # The plain baseline runs with scikit-learn's defaults, as a user would; its NMF stops at max_iter.
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     if not ICLR.exists():
         sys.exit(f"ICLR corpus not found at {ICLR} (the real corpora live in ../shared/corpora)")
 
+    if args.labelled_only:
+        labelled_table(args.seeds, minilm=not args.no_minilm)
+        return
     papers = load([ICLR]).papers
     truth = papers["primary_area"].astype(str).to_numpy()
     texts = paper_texts(papers)
@@ -227,6 +447,9 @@ def main() -> None:
     )
 
     taxonomy_agreement(papers, truth)
+
+    print("\nIssue 52: topics against human labels they never saw")
+    labelled_table(args.seeds, minilm=not args.no_minilm)
 
     print("\nEnd to end (fresh process; targets: seeds < 1 s, 27k < 60 s):")
     end_to_end(SEEDS, "seeds")

@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from dashboard.analytics import papermap, similarity
+from dashboard.analytics import papermap, representations, similarity
 from dashboard.analytics.areas import Taxonomy, area_scores, areas_from_scores, load_taxonomy
+from dashboard.analytics.representations import DEFAULT_REPRESENTATION
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 
 if TYPE_CHECKING:  # imported when fitting: the app opens a prebuilt index without scikit-learn
@@ -137,6 +138,9 @@ def analyze(
     taxonomy: Path | str | Taxonomy | None = None,
     random_state: int = 0,
     coordinates: np.ndarray | None = None,
+    *,
+    representation: str = DEFAULT_REPRESENTATION,
+    vectors: np.ndarray | None = None,
 ) -> Analysis:
     """Topics, research areas and map coordinates for every paper (see :mod:`dashboard.analytics.topics`).
 
@@ -145,12 +149,18 @@ def analyze(
     The map (``x, y``: :mod:`dashboard.analytics.papermap` of the LSA vectors) does not depend on the
     number of
     topics: ``coordinates`` (n x 2) are taken as they are instead of fitting it again.
+    ``representation`` names the space the topics are clustered in
+    (:mod:`dashboard.analytics.representations`); one that needs embeddings uses ``vectors`` (one row per
+    paper) and falls back to the default when they are None (the ``[semantic]`` extra is not installed).
     """
     from dashboard.analytics.topics import TopicModel
 
     tax = taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
     texts = paper_texts(papers)
-    model = TopicModel(n_topics=n_topics, method=method, random_state=random_state, taxonomy=tax).fit(texts)
+    space = representations.get(representations.fallback(representation, vectors is not None))
+    model = TopicModel(
+        n_topics=n_topics, method=method, random_state=random_state, taxonomy=tax, representation=space.name
+    ).fit(texts, vectors=vectors if space.external else None)
     scores = model.area_scores_ if model.area_scores_ is not None else area_scores(texts, tax)
     coords = (
         np.asarray(coordinates, dtype=np.float64)

@@ -4,7 +4,9 @@ The default pipeline (``method="kmeans"``), each step measured on ICLR 2026 agai
 ``primary_area`` (``bench/topic_quality.py``):
 
 1. TF-IDF over the terms of :mod:`dashboard.text.tokens` (ML stop list, phrase-bounded bigrams, sublinear tf).
-2. LSA: a truncated SVD of it, rows L2-normalised (synonyms and related terms meet).
+2. LSA: a truncated SVD of it, rows L2-normalised (synonyms and related terms meet). This is the default
+   ``representation``; :mod:`dashboard.analytics.representations` registers the others (sentence
+   embeddings the caller computes, alone or beside LSA), each with the guidance weight measured for it.
 3. Guidance (optional, on by default): each paper's research-area keyword scores from the taxonomy
    (:mod:`dashboard.analytics.areas`) join the LSA vector as a second, smaller view, so topics lean towards
    areas a
@@ -48,6 +50,8 @@ from dashboard.analytics.hierarchy import (
     LABEL_SEPARATOR as LABEL_SEPARATOR,  # re-exported: labels are joined by it
 )
 from dashboard.analytics.hierarchy import make_labels, mass_scores, top_terms
+from dashboard.analytics.representations import DEFAULT_REPRESENTATION
+from dashboard.analytics.representations import get as get_representation
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.text.tokens import make_vectorizer, min_df_for, scan
 
@@ -191,7 +195,11 @@ class TopicModel:
     topics, rows sum to 1), ``vectorizer_`` and ``terms_`` (its vocabulary), ``tfidf_`` (papers x terms,
     L2 rows), ``lsa_`` (papers x dims, L2 rows), ``embedding_`` (what the clustering saw, L2 rows),
     ``area_scores_`` (papers x taxonomy areas, None without guidance), ``k_scores_`` (the auto-k table:
-    k, stability, coherence, score; None when k was given).
+    k, stability, coherence, score; None when k was given), ``representation_`` (the space's name),
+    ``vectors_`` (the papers in that space, L2 rows, before guidance and smoothing; the LSA rows
+    themselves for ``"lsa"``), ``guidance_`` (the weight used: ``guidance`` times the space's own).
+
+    ``guidance`` scales the representation's own measured weight: 1 is that weight, 0 turns it off.
 
     Above ``max_fit_documents`` papers the neighbour graph and the clustering are fitted on a seeded sample
     and the other papers join their nearest topic, so the cost stays linear in the corpus.
@@ -215,6 +223,7 @@ class TopicModel:
         outlier_ratio: float = 0.6,
         max_fit_documents: int = 30_000,
         auto_k_runs: int = 5,
+        representation: str = DEFAULT_REPRESENTATION,
     ) -> None:
         self.n_topics = n_topics
         self.method = method
@@ -231,18 +240,32 @@ class TopicModel:
         self.outlier_ratio = outlier_ratio
         self.max_fit_documents = max_fit_documents
         self.auto_k_runs = auto_k_runs
+        self.representation = representation
 
     # -- the pipeline, step by step -------------------------------------------------------------------
-    def fit(self, texts: Sequence[str], y: object = None) -> TopicModel:
-        """Fit topics to ``texts`` (a list or Series of abstracts)."""
+    def fit(self, texts: Sequence[str], y: object = None, *, vectors: np.ndarray | None = None) -> TopicModel:
+        """Fit topics to ``texts`` (a list or Series of abstracts).
+
+        ``vectors`` (one row per text) are the papers' embeddings for a representation that needs them
+        (``representation="minilm"``); the default (LSA) computes its own.
+        """
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        space = get_representation(self.representation)
+        if space.external and vectors is None:
+            raise ValueError(
+                f"the {space.name!r} representation clusters the caller's embeddings: "
+                "pass fit(texts, vectors=...) with one row per text"
+            )
+        self.representation_ = space.name
+        self.guidance_ = float(self.guidance or 0.0) * space.guidance
         # Scanned once: TF-IDF, the area rules and LDA's counts all read the same terms.
         scanned = [scan(str(t)) for t in texts]
         n_docs = len(scanned)
         self.tfidf_ = self._fit_tfidf(scanned)
         self.lsa_ = self._fit_lsa(self.tfidf_)
-        self.embedding_ = self._embed(scanned, self.lsa_)
+        self.vectors_ = space.base(self.lsa_, vectors) if space.name != "lsa" else self.lsa_
+        self.embedding_ = self._embed(scanned, self.vectors_)
         # Duplicate abstracts are one point to a clustering: never ask for more topics than points.
         n_points = min(n_docs, len(np.unique(np.round(self.embedding_[self._fit_rows], 5), axis=0)))
         self.k_scores_ = self._auto_k_table(n_points) if self.n_topics == "auto" else None
@@ -295,16 +318,16 @@ class TopicModel:
 
     def _guide(self, texts: list[list[str]]) -> np.ndarray | None:
         self.area_scores_ = None
-        if not self.guidance:
+        if not self.guidance_:
             return None
         taxonomy = self.taxonomy or load_taxonomy()
         self.area_scores_ = area_scores(texts, taxonomy)
         # Square root: two mentions of a strong phrase should not outweigh the text four to one.
-        return self.guidance * normalize(np.sqrt(self.area_scores_))
+        return self.guidance_ * normalize(np.sqrt(self.area_scores_))
 
-    def _embed(self, texts: list[list[str]], lsa: np.ndarray) -> np.ndarray:
+    def _embed(self, texts: list[list[str]], vectors: np.ndarray) -> np.ndarray:
         guide = self._guide(texts)
-        base = (normalize(np.hstack([lsa, guide])) if guide is not None else lsa).astype(np.float32)
+        base = (normalize(np.hstack([vectors, guide])) if guide is not None else vectors).astype(np.float32)
         self._fit_rows = self._sample_rows(len(texts))
         self.neighbours_: sp.csr_matrix | None = None
         if self.smoothing_steps and self.n_neighbors:
@@ -451,10 +474,12 @@ class TopicModel:
         renumber = {old: new for new, old in enumerate(present)}
         labels = np.array([renumber[t] for t in labels], dtype=int)
         n_topics = len(present)
-        # How strongly a paper belongs, for every method alike: its own text (LSA, unsmoothed) against
-        # its topic's mean text.
-        text_centroids = normalize(np.vstack([self.lsa_[labels == t].sum(axis=0) for t in range(n_topics)]))
-        similarity = np.clip(self.lsa_ @ text_centroids.T, 0, None)
+        # How strongly a paper belongs, for every method alike: its own vector (unsmoothed) against its
+        # topic's mean, in the representation's space (LSA by default): topics found in embeddings are
+        # judged there, not by words they were not found with.
+        own = self.vectors_
+        text_centroids = normalize(np.vstack([own[labels == t].sum(axis=0) for t in range(n_topics)]))
+        similarity = np.clip(own @ text_centroids.T, 0, None)
         strength = similarity[np.arange(len(labels)), labels].astype(float)
         if clustering.doc_topic is not None:
             doc_topic = normalize(clustering.doc_topic[:, present], norm="l1")

@@ -226,6 +226,8 @@ class TopicTransform:
     @classmethod
     def from_model(cls, model: TopicModel) -> TopicTransform:
         """Read the parts of a fitted (k-means) `TopicModel`; checks the projection reproduces its LSA."""
+        if getattr(model, "representation_", "lsa") != "lsa":  # new papers are placed by the LSA projection
+            raise ValueError(f"an index assigns new papers in LSA, not {model.representation_!r}")
         projection = lsa_projection(model)
         agreement = np.einsum("ij,ij->i", normalize(np.asarray(model.tfidf_ @ projection)), model.lsa_)
         if len(agreement) and float(np.min(agreement)) < 0.99:
@@ -249,7 +251,7 @@ class TopicTransform:
         return cls(
             idf=np.asarray(idf, dtype=np.float64),
             projection=np.asarray(projection, dtype=np.float64),
-            guidance=float(model.guidance or 0.0),
+            guidance=float(getattr(model, "guidance_", model.guidance) or 0.0),
             centroids=centroids,
             text_centroids=text_centroids,
             typical=typical,
