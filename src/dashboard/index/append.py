@@ -388,7 +388,11 @@ def switch(work: Path, target: Path) -> None:
     else:
         previous = _sibling(target, "previous")
         target.rename(previous)
-        work.rename(target)
+        try:
+            work.rename(target)
+        except BaseException:
+            previous.rename(target)
+            raise
         previous.rename(replaced)
     shutil.rmtree(replaced, ignore_errors=True)
 
