@@ -31,7 +31,7 @@ from dashboard.figures import charts
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck import targets as repo_targets
 from dashboard.text import extract
-from dashboard.ui import data, repos, tables, timings, warmup
+from dashboard.ui import data, keys, repos, tables, timings, warmup
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO / "seeds"
@@ -315,6 +315,8 @@ def _first_visits(monkeypatch: pytest.MonkeyPatch, corpus_path: Path) -> None:
     """The Overview, then each of `OTHER_PAGES` for the first time, in one session."""
     at = _first_overview(monkeypatch, corpus_path)
     for page in OTHER_PAGES:
+        if page == "topics":  # its tree is drawn only while its expander is open
+            at.session_state[f"{keys.TOPICS_TREE}.open"] = True
         at.switch_page(f"src/dashboard/app_pages/{page}.py").run()
         assert not at.exception, (page, [e.value for e in at.exception])
         assert at.get("plotly_chart"), page  # the page drew its charts

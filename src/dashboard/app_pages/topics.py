@@ -122,11 +122,18 @@ topic_colours = _topic_colours(view.source.digest, model, view.papers)
 components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour, topic_colours)
 # Labels are drawn only where they fit without covering one another (the largest clusters first):
 # every topic is named here, with its colour, and on hover over its points.
-with st.expander(f"The {len(topic_colours)} topics on the map and their colours"):
-    find = st.text_input(
-        "Find a topic", key=f"{keys.TOPICS_MAP_FIND}.{model}", placeholder="A word of its name"
-    )
-    components.html(_topic_list(view, topic_colours, find))
+# Drawn only while open (its list is a page of names nobody reads unasked).
+topic_box = st.expander(
+    f"The {len(topic_colours)} topics on the map and their colours",
+    key=f"{keys.TOPICS_MAP_FIND}.open",
+    on_change="rerun",
+)
+if topic_box.open:
+    with topic_box:
+        find = st.text_input(
+            "Find a topic", key=f"{keys.TOPICS_MAP_FIND}.{model}", placeholder="A word of its name"
+        )
+        components.html(_topic_list(view, topic_colours, find))
 mark("map")
 library_ui.add_filtered(view, keys.TOPICS_ADD)
 topic_tree.tree_section(view, topic_colours)

@@ -63,7 +63,12 @@ def refit_control(view: View) -> None:
 
 def tree_section(view: View, topic_colours: Mapping[int, str] | None = None) -> None:
     """The tree of the fitted topics, coloured by the topics they form at the current number (in
-    ``topic_colours``, the map's, where given)."""
+    ``topic_colours``, the map's, where given), in an expander drawn only while it is open.
+
+    Below the map, out of sight as the page opens: drawn with the page, it was a good part of every
+    switch to Topics (the browser drawing one more chart, and on a first visit the server labelling
+    every node of the tree), for a chart a reader opens now and then.
+    """
     fitted = _fitted(view)
     if fitted is None:
         return
@@ -72,18 +77,27 @@ def tree_section(view: View, topic_colours: Mapping[int, str] | None = None) -> 
     if n_leaves < 2:
         return
     k = view.filters.k if view.filters.k is not None and not view.filters.refit else n_leaves
-    st.subheader("How the topics merge")
-    st.caption(
-        f"The {n_leaves} fitted topics (rows), joined two at a time, the most alike first (Ward, on the "
-        "topics' centroids). Fewer topics are cuts of this tree: the branches left of the dashed line "
-        "form one topic each, in its colour; a merged topic is named from its topics' summed term counts."
-        + (
-            " The topics shown above are a refit, so the tree is the fitted one's."
-            if view.filters.refit
-            else ""
-        )
+    box = st.expander(
+        f"How the {n_leaves} fitted topics merge (the topics' tree)",
+        key=f"{keys.TOPICS_TREE}.open",
+        on_change="rerun",
+        icon=":material/account_tree:",
     )
-    names = data.tree_node_labels(view.source.digest, tree)
-    colours = None if view.filters.refit else topic_colours  # a refit's topics are not the tree's
-    figure = tree_charts.tree_figure(tree, min(k, n_leaves), leaf_names, names, colours)
-    components.chart(figure, view, name="topic-tree", key=f"{keys.TOPICS_TREE}.{view.model_key}")
+    if not box.open:
+        return
+    with box:
+        st.caption(
+            f"The {n_leaves} fitted topics (rows), joined two at a time, the most alike first (Ward, on "
+            "the topics' centroids). Fewer topics are cuts of this tree: the branches left of the dashed "
+            "line form one topic each, in its colour; a merged topic is named from its topics' summed "
+            "term counts."
+            + (
+                " The topics shown above are a refit, so the tree is the fitted one's."
+                if view.filters.refit
+                else ""
+            )
+        )
+        names = data.tree_node_labels(view.source.digest, tree)
+        colours = None if view.filters.refit else topic_colours  # a refit's topics are not the tree's
+        figure = tree_charts.tree_figure(tree, min(k, n_leaves), leaf_names, names, colours)
+        components.chart(figure, view, name="topic-tree", key=f"{keys.TOPICS_TREE}.{view.model_key}")
