@@ -224,7 +224,10 @@ else:
             "kind": st.column_config.TextColumn("Kind", width=90),
             "host": st.column_config.TextColumn("Host", width=120),
             "repo": st.column_config.TextColumn("Owner/repo", width=160),
-            "code_status": st.column_config.TextColumn("Paper's code status", width=120),
+            # "Paper's code status" was cut at 1024 px, where each column has a sixth of the grid.
+            "code_status": st.column_config.TextColumn(
+                "Code status", width=120, help="The code status of the paper the link is in"
+            ),
         },
         wrapped=True,
     )

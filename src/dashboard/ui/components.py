@@ -721,6 +721,12 @@ def show_table(
         table = fit_text_columns(
             table, {n: w for n, w in fitted.items() if _is_text(shown[n]) and n != "title"}
         )
+        if "title" in fitted and "title" in table.columns:  # whole, but broken at a hyphen
+            table = table.assign(
+                title=[
+                    break_at_hyphens(t, fitted["title"]) if isinstance(t, str) else t for t in table["title"]
+                ]
+            )
     st.dataframe(
         table,
         hide_index=True,
@@ -746,6 +752,31 @@ def fit_text_columns(table: pd.DataFrame, widths: Mapping[str, int]) -> pd.DataF
         if name in table.columns
     }
     return table.assign(**fitted) if fitted else table
+
+
+def break_at_hyphens(text: str, width_px: int) -> str:
+    """``text`` with a space after a hyphen in each word too wide for a grid cell ``width_px`` wide.
+
+    The grid breaks a line only at a space, so a compound longer than the cell was broken mid-word
+    ("Out-of-Distributio / n"). The space goes after the last hyphen whose piece fits a line, where the
+    grid breaks and drops it; a word without a hyphen is left as it is (a title is not cut).
+
+    >>> break_at_hyphens("Hand-Occlusion-and-Orientation-Aware Pose", 200)
+    'Hand-Occlusion-and- Orientation-Aware Pose'
+    >>> break_at_hyphens("Out-of-Distribution Detection", 300)
+    'Out-of-Distribution Detection'
+    """
+    room = (width_px - tables.CELL_PADDING_PX) * 0.92  # as `tables.fit_cell`: the widths are averages
+    pieces: list[str] = []
+    for word in str(text).split(" "):
+        while "-" in word[:-1] and tables.text_px(word) > room:
+            hyphens = [at + 1 for at, char in enumerate(word[:-1]) if char == "-"]
+            fitting = [at for at in hyphens if tables.text_px(word[:at]) <= room]
+            cut = fitting[-1] if fitting else hyphens[0]
+            pieces.append(word[:cut])
+            word = word[cut:]
+        pieces.append(word)
+    return " ".join(pieces)
 
 
 def selectable_papers(
@@ -786,6 +817,8 @@ def selectable_papers(
     # Text cut to the cell at the narrowest window (1024 px), at a word and with "…": the grid would
     # break a long word mid-word and cut the last line without a sign.
     display = fit_text_columns(display, {c: int(config[c]["width"]) for c in FITTED_COLUMNS if c in display})
+    title_px = int(config["title"]["width"])
+    display["title"] = [break_at_hyphens(t, title_px) if isinstance(t, str) else t for t in display["title"]]
     # A new key for every filter state and order, so a stale row number never opens the wrong paper.
     table_key = f"{key}.{view.filters.slug()}"
     ids = tuple(str(i) for i in table["id"])
