@@ -57,6 +57,13 @@ from dashboard.text.tokens import make_vectorizer, min_df_for, scan
 
 METHODS: tuple[str, ...] = ("kmeans", "nmf", "lda")
 MAX_TOPICS = 60  # more than this is not readable in a dashboard, whatever the corpus size
+# The number of topics is a property of the corpus, not of the seed: the auto-k search runs with these
+# seeds whatever ``random_state`` is, so five seeds choose the same k and their topics can match
+# (issue 52's seed stability; with the seed in the search, runs chose different k).
+AUTO_K_SEED = 0
+# Up to this many fitted papers the final k-means keeps the best of 10 starts (a fraction of a second
+# there), which makes its topics match across seeds more often; above it, 3, for the build's budget.
+MANY_STARTS_UP_TO = 5_000
 
 
 def topic_range(n_documents: int) -> tuple[int, int]:
@@ -365,7 +372,7 @@ class TopicModel:
         low, high = topic_range(n_points)
         if high <= 1:
             return [{"k": 1, "stability": 1.0, "coherence": 0.0, "score": 1.0}]
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(AUTO_K_SEED)
         rows = self._fit_rows
         if len(rows) > 5_000:  # the criterion is stable on a sample, and the search stays fast
             rows = np.sort(rng.choice(rows, 5_000, replace=False))
@@ -376,7 +383,7 @@ class TopicModel:
         for k in _candidate_ks(low, high):
             with _threads_for(len(rows)):
                 runs = [
-                    KMeans(k, n_init=1, random_state=self.random_state + seed).fit_predict(vectors)
+                    KMeans(k, n_init=1, random_state=AUTO_K_SEED + seed).fit_predict(vectors)
                     for seed in range(self.auto_k_runs)
                 ]
             stability = float(
@@ -409,7 +416,8 @@ class TopicModel:
     def _kmeans(self, k: int) -> _Clustering:
         fit_rows = self._fit_rows
         with _threads_for(len(fit_rows)):
-            kmeans = KMeans(k, n_init=3, random_state=self.random_state).fit(self.embedding_[fit_rows])
+            starts = 10 if len(fit_rows) <= MANY_STARTS_UP_TO else 3
+            kmeans = KMeans(k, n_init=starts, random_state=self.random_state).fit(self.embedding_[fit_rows])
         centroids = normalize(kmeans.cluster_centers_)
         labels = np.argmax(self.embedding_ @ centroids.T, axis=1)
         labels[fit_rows] = kmeans.labels_
