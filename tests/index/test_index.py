@@ -145,6 +145,25 @@ def test_every_float_step_of_the_build_runs_on_one_thread(tmp_path, monkeypatch)
     assert seen == {"fit": {1}, "assign": {1}, "map": {1}}
 
 
+def test_the_count_workers_are_stopped_before_the_map(tmp_path, monkeypatch):
+    """Everything after the count runs in the building process: a worker kept alive held the memory
+    of its last partition through the map and the writes, where the build's peak memory is."""
+    import multiprocessing
+
+    from dashboard.analytics import papermap
+
+    alive: list[int] = []
+    layout = papermap.layout
+
+    def counted(*args, **kwargs):
+        alive.append(len(multiprocessing.active_children()))
+        return layout(*args, **kwargs)
+
+    monkeypatch.setattr(papermap, "layout", counted)
+    index.build_index([SEEDS], tmp_path / "two.index", workers=2)
+    assert alive == [0]
+
+
 def test_one_thread_also_holds_for_the_libraries_the_build_loads_late() -> None:
     """threadpoolctl limits only loaded libraries; scikit-learn's OpenMP and SciPy's BLAS load when the
     fit starts. In a fresh process (pytest's has them loaded already) they must still get one thread."""

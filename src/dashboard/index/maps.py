@@ -254,12 +254,18 @@ class LocalMaps:
             self.counting = [self.pool.submit(_count_part, task) for task in self.tasks]
 
     def finish_counting(self) -> None:
-        """Step 1 done: every partition's count files are in its folder."""
+        """Step 1 done: every partition's count files are in its folder, and the workers are stopped.
+
+        Everything after the count runs in this process (`assign` included); a worker left idle kept
+        the memory of its last partition through the map and the writes, where the build's peak is.
+        """
         if self.pool is None:
             for task in self.tasks:
                 _count_part(task)
         for future in self.counting:
             future.result()
+        self.counting = []
+        self.close()
 
     def assign(self, parts: list[Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:
         """Step 3 for each partition in order (in this process: it is matrix products on loaded data)."""
@@ -268,9 +274,10 @@ class LocalMaps:
             yield assign_part({name: part.directory / name for name in names}, shared, part.where)
 
     def close(self) -> None:
-        """Stop the worker processes."""
+        """Stop the worker processes (again: nothing)."""
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
+            self.pool = None
 
 
 def collect_reads(
