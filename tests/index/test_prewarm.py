@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from dashboard import index as paper_index
+from dashboard.index import format as index_format  # where prewarm reads the memory available
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="page-cache residency is read with Linux's mincore"
@@ -73,9 +74,9 @@ def test_the_default_budget_is_a_share_of_the_memory_available(
 ) -> None:
     total = sum(path.stat().st_size for path in index_files)
     enough = int(total / paper_index.PREWARM_SHARE)
-    monkeypatch.setattr(paper_index, "available_memory", lambda: enough - 10)
+    monkeypatch.setattr(index_format, "available_memory", lambda: enough - 10)
     assert paper_index.prewarm(tmp_path) == 0
-    monkeypatch.setattr(paper_index, "available_memory", lambda: enough + 10)
+    monkeypatch.setattr(index_format, "available_memory", lambda: enough + 10)
     assert paper_index.prewarm(tmp_path) == total
     assert 0 < paper_index.available_memory() < 1 << 50  # this machine's own figure
 

@@ -44,7 +44,7 @@ def test_release_gives_freed_heap_memory_back_to_the_system() -> None:
 _ARRAY_REGION_FLAGS = """
 import sys
 import numpy
-from dashboard import heap
+from dashboard.system import heap
 called = heap.small_pages() if sys.argv[1] == "call" else None
 array = numpy.ones(64 * 1024 * 1024 // 8)
 address = array.ctypes.data + array.nbytes // 2  # its start may lie before the 2 MB-aligned part

@@ -6,7 +6,7 @@ from ``dashboard.index``; the modules behind them are `format` (the files and op
 (the pure per-partition steps), `diskcache` and `locations`.
 """
 
-from dashboard.index.build import build_index, method_meanings, read_meanings, read_tree, refit
+from dashboard.index.build import build_index, read_meanings, read_tree, refit
 from dashboard.index.format import (
     FORMAT,
     FORMAT_VERSION,
@@ -28,6 +28,7 @@ from dashboard.index.format import (
     load_csr,
     load_npy,
     manifest_digest,
+    method_meanings,
     open_index,
     prewarm,
     read_arrow,

@@ -885,9 +885,9 @@ def _update_topics(writer: _Writer, topic: np.ndarray) -> None:
     if OUTLIER_TOPIC in added.index and OUTLIER_TOPIC not in set(topics["topic"]):
         outliers = {"topic": OUTLIER_TOPIC, "label": OUTLIER_LABEL, "size": int(added[OUTLIER_TOPIC])}
         topics = pd.concat([topics, pd.DataFrame([{**outliers, "top_terms": [], "representative_ids": []}])])
-    from dashboard.index.build import _write_topics
+    from dashboard.index.format import write_topics
 
-    _write_topics(topics.reset_index(drop=True), writer.path("topics.parquet"))
+    write_topics(topics.reset_index(drop=True), writer.path("topics.parquet"))
     writer.written("topics.parquet")
 
 
@@ -1029,7 +1029,7 @@ def _write_appended(
     say: Callable[..., None],
 ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     """Write the index with ``new`` appended into ``work``; returns its manifest, the refit advice, notes."""
-    from dashboard.index.build import _write_single_batch, method_meanings
+    from dashboard.index.format import method_meanings, write_single_batch
     from dashboard.index.maps import AssignInputs, _arrow_bytes, assign_part, count_files, one_thread
 
     writer = _Writer(root, work, manifest)
@@ -1093,7 +1093,7 @@ def _write_appended(
         notes.append(f"columns the index does not have, left out: {', '.join(sorted(left_out))}")
     piece = work / ".new-papers.arrow"
     write_arrow(table, piece)
-    _write_single_batch([root / "papers.arrow", piece], writer.path("papers.arrow"))
+    write_single_batch([root / "papers.arrow", piece], writer.path("papers.arrow"))
     piece.unlink()
     writer.written("papers.arrow")
     appended = arrow_to_table(table)

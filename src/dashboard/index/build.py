@@ -86,12 +86,10 @@ from dashboard.analytics.areas import (
     parse_taxonomy,
 )
 from dashboard.analytics.hierarchy import TopicTree, build_tree
-from dashboard.analytics.terms import texts_where
 from dashboard.filters import facet_counts
 from dashboard.index.append import keep_model
 from dashboard.index.format import (
     _STR,
-    _STR_LIST,
     DEFAULT_FIT_SIZE,
     DEFAULT_PARTITION_SIZE,
     FORMAT,
@@ -121,15 +119,17 @@ from dashboard.index.format import (
     load_csr,
     load_npy,
     manifest_digest,
+    method_meanings,
     read_arrow,
     stored_rows,
     table_to_arrow,
     write_arrow,
+    write_single_batch,
+    write_topics,
 )
 from dashboard.index.maps import AssignInputs, LocalMaps, Part, one_thread
 from dashboard.schema import ANALYSIS_COLUMNS, OUTLIER_LABEL
 from dashboard.system.cores import usable_cores
-from dashboard.text import extract
 
 if TYPE_CHECKING:  # building needs scikit-learn; opening an index does not (a faster app start)
     from dashboard.analytics.topics import TopicModel
@@ -286,23 +286,6 @@ def _fit(
         taxonomy=taxonomy,
     ).fit(paper_texts(sample))
     return model, rows
-
-
-def _write_topics(topics: pd.DataFrame, path: Path) -> None:
-    term = pa.struct([("term", _STR), ("weight", pa.float64())])
-    table = pa.table(
-        {
-            "topic": pa.array(topics["topic"], pa.int64()),
-            "label": pa.array(topics["label"], _STR),
-            "size": pa.array(topics["size"], pa.int64()),
-            "top_terms": pa.array(
-                [[{"term": t, "weight": w} for t, w in terms] for terms in topics["top_terms"]],
-                pa.list_(term),
-            ),
-            "representative_ids": pa.array(list(topics["representative_ids"]), _STR_LIST),
-        }
-    )
-    pq.write_table(table, path)
 
 
 def _merge_words(parts: list[Part], out: Path) -> dict[str, Any]:
@@ -599,7 +582,7 @@ def _write_index(
         array.flush()
     del lsa, embedding, doc_topic
     topics = topics_table(model, ids[fit_rows], topic)
-    _write_topics(topics, work / "topics.parquet")
+    write_topics(topics, work / "topics.parquet")
     labels = dict(zip(topics["topic"], topics["label"], strict=True))
     arrays = {"tfidf": tfidf_writer.finish()}
     arrays.update({f"terms/{n}": writer.finish() for n, writer in term_writers.items()})
@@ -634,15 +617,6 @@ def _write_index(
         "arrays": arrays,
         "map": map_facts,
     }
-
-
-def method_meanings(papers: pd.DataFrame) -> list[list[str]]:
-    """Each paper's method names per meaning (`extract.name_meanings`), reading the abstracts a chunk
-    at a time (all of a million at once were 1.5 GB): every abstract, for the widely shared names
-    (BERT, ResNet) it uses."""
-    names = papers["method_names"]
-    every = np.ones(len(names), dtype=bool)
-    return extract.name_meanings(texts_where(papers["abstract_clean"], every), names)
 
 
 def _write_meanings(papers_path: Path, path: Path) -> None:
@@ -738,33 +712,6 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _write_single_batch(pieces: list[Path], path: Path) -> None:
-    """Join Arrow files of the same schema into one file of one record batch, a column at a time.
-
-    One chunk per column matters when reading: Arrow's ``take`` on a chunked string column first
-    concatenates the chunks (gigabytes at a million papers, on every filter); on one chunk it copies
-    just the rows taken. Each column is concatenated alone and kept memory-mapped, so memory holds
-    one column at a time.
-    """
-    schema = read_arrow(pieces[0]).schema
-    folder = path.parent / f".{path.name}.columns"
-    folder.mkdir()
-    files = []
-    for number, field_ in enumerate(schema):
-        # Each piece is mapped again per column and let go after: only this column's pages are resident.
-        chunks = [chunk for piece in pieces for chunk in read_arrow(piece).column(number).chunks]
-        joined = pa.concat_arrays(chunks)
-        del chunks
-        files.append(folder / f"{number:04d}.arrow")
-        write_arrow(pa.table([joined], schema=pa.schema([field_])), files[-1])
-        del joined
-    columns = [read_arrow(file).column(0) for file in files]
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
-        writer.write_table(pa.table(columns, schema=schema))
-    del columns
-    shutil.rmtree(folder)
-
-
 def _write_papers(
     path: Path,
     parts: list[Part],
@@ -808,7 +755,7 @@ def _write_papers(
                 total[value] = total.get(value, 0) + int(count)
         write_arrow(table_to_arrow(papers, [*columns, *analysis_columns]), part.directory / "table.arrow")
         start += part.rows
-    _write_single_batch([p.directory / "table.arrow" for p in parts], path)
+    write_single_batch([p.directory / "table.arrow" for p in parts], path)
     return facets
 
 

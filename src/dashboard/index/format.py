@@ -31,10 +31,11 @@ from dashboard.analytics.areas import (
     TaxonomyError,
     parse_taxonomy,
 )
-from dashboard.analytics.terms import TermCounts
+from dashboard.analytics.terms import TermCounts, texts_where
 from dashboard.filters import search_text
 from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_TOPIC
 from dashboard.search.wordindex import WordIndex
+from dashboard.text import extract
 
 FORMAT = "paper-dashboard-index"
 # 2: code statuses as authors write links ("stated", shortened links) and method names per meaning;
@@ -1003,3 +1004,56 @@ def read_facets(path: str | Path) -> dict[str, pd.Series]:
     except (OSError, ValueError, TypeError, AttributeError, OverflowError, RecursionError) as error:
         raise IndexFormatError(f"{file}: cannot be read ({error}); rebuild the index") from None
     return facets
+
+
+def write_topics(topics: pd.DataFrame, path: Path) -> None:
+    term = pa.struct([("term", _STR), ("weight", pa.float64())])
+    table = pa.table(
+        {
+            "topic": pa.array(topics["topic"], pa.int64()),
+            "label": pa.array(topics["label"], _STR),
+            "size": pa.array(topics["size"], pa.int64()),
+            "top_terms": pa.array(
+                [[{"term": t, "weight": w} for t, w in terms] for terms in topics["top_terms"]],
+                pa.list_(term),
+            ),
+            "representative_ids": pa.array(list(topics["representative_ids"]), _STR_LIST),
+        }
+    )
+    pq.write_table(table, path)
+
+
+def method_meanings(papers: pd.DataFrame) -> list[list[str]]:
+    """Each paper's method names per meaning (`extract.name_meanings`), reading the abstracts a chunk
+    at a time (all of a million at once were 1.5 GB): every abstract, for the widely shared names
+    (BERT, ResNet) it uses."""
+    names = papers["method_names"]
+    every = np.ones(len(names), dtype=bool)
+    return extract.name_meanings(texts_where(papers["abstract_clean"], every), names)
+
+
+def write_single_batch(pieces: list[Path], path: Path) -> None:
+    """Join Arrow files of the same schema into one file of one record batch, a column at a time.
+
+    One chunk per column matters when reading: Arrow's ``take`` on a chunked string column first
+    concatenates the chunks (gigabytes at a million papers, on every filter); on one chunk it copies
+    just the rows taken. Each column is concatenated alone and kept memory-mapped, so memory holds
+    one column at a time.
+    """
+    schema = read_arrow(pieces[0]).schema
+    folder = path.parent / f".{path.name}.columns"
+    folder.mkdir()
+    files = []
+    for number, field_ in enumerate(schema):
+        # Each piece is mapped again per column and let go after: only this column's pages are resident.
+        chunks = [chunk for piece in pieces for chunk in read_arrow(piece).column(number).chunks]
+        joined = pa.concat_arrays(chunks)
+        del chunks
+        files.append(folder / f"{number:04d}.arrow")
+        write_arrow(pa.table([joined], schema=pa.schema([field_])), files[-1])
+        del joined
+    columns = [read_arrow(file).column(0) for file in files]
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+        writer.write_table(pa.table(columns, schema=schema))
+    del columns
+    shutil.rmtree(folder)
