@@ -11,9 +11,13 @@ files by ``bench/topic_quality.py``:
   `dashboard.search.semantic`). Topics agree better with human labels in this space, but encoding runs
   at roughly ten abstracts per second per core, far too slow to be the default for tens of thousands of
   papers. The vectors are computed by the caller (a layer above this one) and handed to
-  ``TopicModel.fit(texts, vectors=...)``; the guidance weight measured best here is half LSA's.
+  ``TopicModel.fit(texts, vectors=...)``. No guidance here: the keyword areas are machine-learning areas,
+  and in this space they cost more on a computer-vision file's sessions than they gain on ICLR's areas.
 - ``lsa+minilm``: both, side by side (each L2-normalised), for a corpus where the caller has the
-  embeddings: the words' view and the sentences' view each vote.
+  embeddings: the words' view and the sentences' view each vote. No guidance either.
+
+``TopicModel(guidance=...)`` scales the space's weight, so it turns guidance down or off in LSA and has no
+effect in a space whose weight is 0.
 
 >>> get("lsa").external, get("minilm").external
 (False, True)
@@ -70,10 +74,10 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
 REPRESENTATIONS: dict[str, Representation] = {
     "lsa": Representation("lsa", "LSA of the TF-IDF", guidance=1.0, external=False, uses_lsa=True),
     "minilm": Representation(
-        "minilm", "sentence embedding (all-MiniLM-L6-v2)", guidance=0.5, external=True, uses_lsa=False
+        "minilm", "sentence embedding (all-MiniLM-L6-v2)", guidance=0.0, external=True, uses_lsa=False
     ),
     "lsa+minilm": Representation(
-        "lsa+minilm", "LSA and sentence embedding side by side", guidance=0.5, external=True, uses_lsa=True
+        "lsa+minilm", "LSA and sentence embedding side by side", guidance=0.0, external=True, uses_lsa=True
     ),
 }
 DEFAULT_REPRESENTATION = "lsa"
