@@ -156,6 +156,34 @@ def test_a_bibtex_import_counts_against_the_sessions_upload_totals_in_the_worker
     assert "MAX_SESSION_BYTES" in over_bytes.refused
 
 
+def test_a_corpus_upload_after_imports_counts_them_against_the_session_totals() -> None:
+    """The other way round: BibTeX already imported this session counts when corpus files are uploaded."""
+    from dashboard.server import uploads
+    from dashboard.sources import UploadSource
+
+    files = [
+        (
+            "a.jsonl",
+            "".join(f'{{"title": "T{n}", "abstract": "An abstract {n}."}}\n' for n in range(4)).encode(),
+        )
+    ]
+    limits = {"MAX_SESSION_PAPERS": 10, "MAX_SESSION_BYTES": len(files[0][1]) + 50}
+    saved = {name: getattr(uploads, name) for name in limits}
+    try:
+        for name, value in limits.items():
+            setattr(uploads, name, value)
+        assert uploads.check_files([("a.jsonl", len(files[0][1]))], [0], uploads.SessionTotals(50, 0)) is None
+        refused = uploads.check_files([("a.jsonl", len(files[0][1]))], [0], uploads.SessionTotals(51, 0))
+        assert refused is not None and "MAX_SESSION_BYTES" in refused
+        fits, _ = UploadSource(files, [0], uploads.SessionTotals(0, 6)).prepare(2)
+        assert not fits.refused and len(fits.result.papers) == 4
+        over, _ = UploadSource(files, [0], uploads.SessionTotals(0, 7)).prepare(2)
+        assert over.refused and "MAX_SESSION_PAPERS" in over.refused and "11" in over.refused
+    finally:
+        for name, value in saved.items():
+            setattr(uploads, name, value)
+
+
 def _import_twice_script() -> None:
     import pandas as pd
     import streamlit as st

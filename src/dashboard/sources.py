@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from dashboard.analytics.analysis import Analysis
     from dashboard.analytics.hierarchy import TopicTree
     from dashboard.search.wordindex import WordIndex
-    from dashboard.server.uploads import Prepared
+    from dashboard.server.uploads import Prepared, SessionTotals
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -204,9 +204,12 @@ class UploadSource(CorpusSource):
 
     kind = "upload"
 
-    def __init__(self, files: list[tuple[str, bytes]], new: Sequence[int] = ()) -> None:
+    def __init__(
+        self, files: list[tuple[str, bytes]], new: Sequence[int] = (), imported: SessionTotals | None = None
+    ) -> None:
         self.files = files
         self.new = tuple(new)
+        self.imported = imported  # what the session imported into the library: the same session limits
 
     def prepare(self, n_topics: int | str = "auto") -> tuple[Prepared, int]:
         """Read the files and fit the first topics in the worker: (what it gave, its size in bytes).
@@ -222,6 +225,7 @@ class UploadSource(CorpusSource):
             self.new,
             n_topics,
             uploads.current_settings(),
+            self.imported,
             timeout=uploads.PARSE_TIMEOUT_SECONDS,
             memory_bytes=uploads.PARSE_MEMORY_BYTES,
         )

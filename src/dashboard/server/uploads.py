@@ -137,11 +137,16 @@ def check(what: str, upload_total: int, session_total: int) -> str | None:
     return None
 
 
-def check_files(files: Sequence[tuple[str, int]], new: Iterable[int]) -> str | None:
-    """Files and bytes: ``files`` are the session's (name, size) pairs, ``new`` the indices just added."""
+def check_files(
+    files: Sequence[tuple[str, int]], new: Iterable[int], imported: SessionTotals | None = None
+) -> str | None:
+    """Files and bytes: ``files`` are the session's (name, size) pairs, ``new`` the indices just added,
+    ``imported`` what the session imported into the library (BibTeX), which counts against the same
+    session limits."""
     added = [files[i] for i in new]
+    before = imported.bytes if imported is not None else 0
     return check("files", len(added), len(files)) or check(
-        "bytes", sum(size for _, size in added), sum(size for _, size in files)
+        "bytes", sum(size for _, size in added), sum(size for _, size in files) + before
     )
 
 
@@ -291,10 +296,12 @@ def prepare(
     new: Sequence[int],
     n_topics: int | str,
     settings: dict[str, dict[str, Any]] | None = None,
+    imported: SessionTotals | None = None,
 ) -> Prepared:
     """Read a session's files within the limits and fit the first topic model (runs in the worker).
 
-    ``settings`` (from `current_settings` in the server) are applied first. Never raises for bad
+    ``settings`` (from `current_settings` in the server) are applied first; ``imported`` (what the
+    session imported into the library) counts against the session's limits. Never raises for bad
     input: a limit refusal is `Prepared.refused`; a failed topic model is `Prepared.analysis_problem`
     (the table still shows).
     """
@@ -316,13 +323,14 @@ def prepare(
     added = set(new)
     refused = check(
         "decompressed", sum(s for i, s in enumerate(sizes) if i in added), sum(sizes)
-    ) or check_files([(name, len(data)) for name, data in files], new)
+    ) or check_files([(name, len(data)) for name, data in files], new, imported)
     if refused:
         prepared.refused = refused
         return prepared
     read = corpus.load_uploads(files, derive=False)
     per_file = [report.papers for report in read.report.files]
-    refused = check("papers", sum(n for i, n in enumerate(per_file) if i in added), sum(per_file))
+    earlier = imported.papers if imported is not None else 0
+    refused = check("papers", sum(n for i, n in enumerate(per_file) if i in added), sum(per_file) + earlier)
     if refused:
         prepared.refused = refused
         return prepared

@@ -328,7 +328,7 @@ def on_upload() -> None:
     seen = set(previous.file_ids) if isinstance(previous, data.HeldUpload) else set()
     new = tuple(i for i, f in enumerate(widget_files) if str(f.file_id) not in seen)
     sizes = [(str(f.name), int(f.size)) for f in widget_files]
-    refused = uploads.check_files(sizes, new)
+    refused = uploads.check_files(sizes, new, st.session_state.get(keys.LIBRARY_IMPORTED))
     if refused:
         st.session_state[keys.UPLOAD_NOTICE] = "Not loaded: " + refused + " (the × beside a file removes it)."
         return

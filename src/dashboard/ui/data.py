@@ -46,7 +46,7 @@ from dashboard.repocheck.store import Store, StoreError
 from dashboard.server import uploads, worker
 from dashboard.system import heap
 from dashboard.text import links
-from dashboard.ui import tables
+from dashboard.ui import keys, tables
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -314,7 +314,8 @@ def _load_upload(source: ChosenCorpus, n_topics: int | str) -> corpus.LoadResult
     if not files or corpus.digest_uploads(files) != source.digest:
         return _refused(source, "the uploaded files are no longer in this session: upload them again")
     try:
-        prepared, size = sources.UploadSource(files, source.upload.new).prepare(n_topics)
+        imported = st.session_state.get(keys.LIBRARY_IMPORTED)  # BibTeX imported into the library
+        prepared, size = sources.UploadSource(files, source.upload.new, imported).prepare(n_topics)
     except worker.WorkerError as error:
         LOG.warning("upload %s refused: %s", source.digest[:12], error)
         result = _refused(
