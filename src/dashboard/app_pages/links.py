@@ -219,14 +219,16 @@ else:
     components.show_table(
         shown.drop(columns="id"),
         {
+            # The paper's title gets what the others leave at 1024 px (they were all cut to a sixth of
+            # the grid, and the titles broke every few words, some mid-word); the link is cut anyway.
             "title": st.column_config.TextColumn("Paper", width=300),
-            "url": st.column_config.LinkColumn("URL", width=300),
-            "kind": st.column_config.TextColumn("Kind", width=90),
-            "host": st.column_config.TextColumn("Host", width=120),
-            "repo": st.column_config.TextColumn("Owner/repo", width=160),
-            # "Paper's code status" was cut at 1024 px, where each column has a sixth of the grid.
+            "url": st.column_config.LinkColumn("URL", width=110),
+            "kind": st.column_config.TextColumn("Kind", width=60),
+            "host": st.column_config.TextColumn("Host", width=90),
+            "repo": st.column_config.TextColumn("Owner/repo", width=110),
+            # "Paper's code status" was cut at 1024 px.
             "code_status": st.column_config.TextColumn(
-                "Code status", width=120, help="The code status of the paper the link is in"
+                "Code status", width=90, help="The code status of the paper the link is in"
             ),
         },
         wrapped=True,

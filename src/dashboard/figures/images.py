@@ -29,7 +29,9 @@ from dashboard.figures import colours as palette
 ThemeName = Literal["light", "dark"]
 ImageFormat = Literal["png", "svg"]
 PNG_SCALE = 2  # slides want twice the pixels of the screen
-FONT_FAMILY = '"Source Sans Pro", "Source Sans 3", "Helvetica Neue", Arial, sans-serif'
+# "Source Sans" first: the name of the font the app's pages load (a chart drawn in the app with its own
+# theme, `dashboard.ui.components.chart`, has the pages' letters); the others where it is installed.
+FONT_FAMILY = '"Source Sans", "Source Sans Pro", "Source Sans 3", "Helvetica Neue", Arial, sans-serif'
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,11 @@ def theme_name(value: object) -> ThemeName:
 
 
 def themed(fig: go.Figure, theme: str = "light") -> go.Figure:
-    """A copy of ``fig`` painted in the app's ``theme`` (background, text, grid, font)."""
+    """A copy of ``fig`` painted in the app's ``theme`` (background, text, grid, font).
+
+    The copy is checked value by value only if ``fig`` was (`charts.figure`): a WebGL map is not."""
     colours = THEMES[theme_name(theme)]
-    painted = palette.recolour(go.Figure(fig), theme_name(theme))
+    painted = palette.recolour(go.Figure(fig, _validate=fig._validate), theme_name(theme))
     # An explicit template: Streamlit makes its own Plotly's default on import, so without this a
     # figure made in the app and the same figure made by the CLI would differ.
     painted.update_layout(

@@ -99,9 +99,14 @@ def chart(
     config: Mapping[str, Any] | None = None,
     alt: str = "",
     ids: Callable[[Sequence[Any]], list[str]] | None = None,
+    own_theme: bool = False,
     **selection: Any,
 ) -> Any:
     """A Plotly chart in the user's theme's colours, with "Show the data" and "Save" under it.
+
+    ``own_theme``: the figure comes painted in the theme (`figures.themed`) and the browser does not
+    lay Streamlit's theme over it, which it does trace by trace (for the paper map, a good part of
+    what the browser did to switch to Topics on a large corpus).
 
     ``alt`` is the chart's text alternative for a screen reader (default: `figures.describe`, what
     it shows and its largest values); "Show the data" lists the numbers it draws as a table, with the
@@ -110,9 +115,14 @@ def chart(
     ``selection`` goes to `st.plotly_chart` (``on_select``, ``selection_mode``). Returns its event.
     """
     theme = figures.theme_name(st.context.theme.type)
-    shown = figures.for_theme(fig, theme)
+    shown = figures.themed(fig, theme) if own_theme else figures.for_theme(fig, theme)
     event = st.plotly_chart(
-        shown, key=key, config=dict(config or CHART_CONFIG), alt=alt or figures.describe(fig), **selection
+        shown,
+        key=key,
+        config=dict(config or CHART_CONFIG),
+        alt=alt or figures.describe(fig),
+        theme=None if own_theme else "streamlit",
+        **selection,
     )
     row = st.container(horizontal=True, horizontal_alignment="right")
     show_data(fig, row, name=name, ids=ids)
@@ -1187,6 +1197,7 @@ def paper_map(
         key=f"{key}.{colour}",
         config=MAP_CONFIG,
         ids=ids,
+        own_theme=True,
         on_select=partial(_on_map_pick, f"{key}.{colour}", lookup, ids),
         selection_mode=("points", "box", "lasso"),
     )
