@@ -244,8 +244,8 @@ def cut(fitted: Analysis, tree: TopicTree, k: int) -> Analysis:
         {"topic": "int64", "size": "int64"}
     )
     # The labels as a categorical column: one small code per paper pointing at k + 1 names. Writing a
-    # million label strings (Arrow's take) filled 40 MB of fresh memory, 90-130 ms a cut at a million
-    # papers on this machine (page faults); the codes are 1 MB. Equal labels (possible in principle)
+    # million label strings (Arrow's take) filled tens of MB of fresh memory every cut (page faults);
+    # the codes are 1 MB. Equal labels (possible in principle)
     # cannot be categories, so they get the strings. The outlier label is the last name (-1 wraps).
     codes = topics_of % len(names)
     if len(set(names.tolist())) == len(names):

@@ -48,14 +48,14 @@ METHOD = "opentsne"
 DEFAULT_FIT_SIZE = 10_000  # from here openTSNE's FFT gradient (Barnes-Hut below costs more)
 PERPLEXITY = 30.0
 # Threads above 10,000 papers only: for fewer, starting and spinning them cost more than they share
-# (0.16 s of CPU on one thread for 57 papers, 4.7 s on two). The result is the same (tested).
+# (for the seeds, many times the CPU on two threads as on one). The result is the same (tested).
 PARALLEL_FROM = 10_000
 PLACE_NEIGHBORS = 10
 EXTENT = 10.0
 # The FFT gradient's grid: one interval per 2 units of the embedding instead of openTSNE's 1. The grid
 # grows with the map's extent, so late iterations cost up to 8x the early ones; at 2 the 27k corpus's
-# map took 27 s instead of 60 s (2 cores) at the same trustworthiness@10 (0.9858 against 0.9855:
-# bench/map_quality.py). Below 10,000 papers (Barnes-Hut) it has no effect.
+# map took less than half the time at the same trustworthiness@10 (bench/map_quality.py). Below
+# 10,000 papers (Barnes-Hut) it has no effect.
 INTS_IN_INTERVAL = 2
 # openTSNE's optimisation: its 250 exaggerated iterations (they separate the clusters), then 250 of
 # its 500 more: trustworthiness@10 stays where 500 put it (bench/map_quality.py), at a third less work.

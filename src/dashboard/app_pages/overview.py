@@ -141,7 +141,7 @@ with right:
             ),
         }
         # The most named as a plain table, drawn with the page: a data grid here held the page's first
-        # chart back 0.2 s while the browser loaded and ran the grid's module (`bench/floor.py`), and a
+        # chart back while the browser loaded and ran the grid's module (`bench/floor.py`), and a
         # screen reader walks a table cell by cell. Every name is in a grid made only once opened.
         top = methods.head(tables.METHOD_NAMES_SHOWN)
         st.caption(

@@ -250,7 +250,7 @@ def choice_bars(
         shown = shown.sort_values(ascending=False, kind="stable")
     chosen = set(selected)
     top = shown.head(limit)
-    in_top = set(top.index)  # (a set per value made the bars of 50,000 authors take 20 ms)
+    in_top = set(top.index)  # once: a set per value made the bars of tens of thousands of authors slow
     extra = shown[[v in chosen and v not in in_top for v in shown.index]] if chosen else shown.iloc[:0]
     table = pd.concat([top, extra])
     colours = [ACCENT if (not chosen or v in chosen) else MUTED for v in table.index]
@@ -386,7 +386,7 @@ def release_rate(
     )
 
 
-MAP_POINTS = 10_000  # a browser draws more points slowly, and each needs a hover label (20,000: 0.2 s a run)
+MAP_POINTS = 10_000  # a browser draws more points slowly, and each needs a hover label made every run
 
 
 def sample_rows(n_rows: int, max_points: int = MAP_POINTS, random_state: int = 0) -> np.ndarray:
@@ -412,7 +412,7 @@ def sample_in_order(mask: np.ndarray, order: np.ndarray, max_points: int = MAP_P
     array([0, 3])
     """
     # Read a growing head of ``order`` until it holds enough masked rows: a filter keeping most papers
-    # reads 20,000 of a million (all of them: 0.014 s a map, twice a run).
+    # reads a few times the points drawn, not all of a million (twice a run).
     picked: list[np.ndarray] = []
     wanted, start, step = max_points, 0, max(4_096, 2 * max_points)
     while wanted > 0 and start < len(order):
@@ -424,7 +424,7 @@ def sample_in_order(mask: np.ndarray, order: np.ndarray, max_points: int = MAP_P
 
 
 # Greedy lines of at most 60 characters, broken at spaces or after a hyphen inside a word (a longer
-# word is cut): what `wrapped_label` does with textwrap, which took 0.15 s for a map's 20,000 titles.
+# word is cut): what `wrapped_label` does with textwrap, several times faster over a map's titles.
 _HOVER_LINE = re.compile(r"\S(?:.{0,59}(?:(?= |$)|(?<=\w-)(?=\w)))|\S{60}")
 
 
@@ -670,7 +670,7 @@ def paper_map(
     if n_papers > len(shown):
         title = f"{title} — {len(shown):,} of {n_papers:,} papers sampled"
     # Traces as plain dicts made into the figure at once: added one by one, each was validated, then
-    # copied and validated again by the figure (0.027 s for 46 topics' traces; 0.015 s like this).
+    # copied and validated again by the figure.
     n_drawn = len(shown) + (0 if background is None else len(background))
     scatter = "scattergl" if n_drawn > 2_000 else "scatter"
     traces: list[dict[str, Any]] = []
@@ -690,10 +690,10 @@ def paper_map(
     size = 7 if len(shown) < 2_000 else 4
     validate = scatter == "scatter" if validate is None else validate
     # Each group's points are taken from whole-sample arrays, not as a DataFrame per group: 50 topics'
-    # traces took 0.15 s to make from DataFrames, 0.05 s like this. Texts (hovers, ids) are object
+    # traces took three times as long to make from DataFrames. Texts (hovers, ids) are object
     # arrays where Plotly checks the figure (it checks a list element by element) and lists where it
     # does not: orjson writes no object array, and one sent the whole figure down Plotly's slow JSON
-    # path (every value visited in Python; 10,000 points: 15 ms of each run, 5 ms without).
+    # path (every value visited in Python, each run).
     xs, ys = _coordinate(shown["x"], scatter), _coordinate(shown["y"], scatter)
     ids = shown[point_data].to_numpy()
     hover = shown["hover"].tolist() if "hover" in shown.columns else map_hover(shown)
@@ -757,7 +757,7 @@ def paper_map(
                 "bgcolor": behind, "borderpad": 2,
             }
         )  # fmt: skip
-    # All at once: add_annotation validates every annotation already there again (1.4 s for 40 labels).
+    # All at once: add_annotation validates every annotation already there again (quadratic in labels).
     extra: dict[str, Any] = {} if dragmode is None else {"dragmode": dragmode}
     if colour != "topic":
         extra["showlegend"] = True
@@ -958,8 +958,8 @@ def _cloud(
     def colour(word: str, **_: object) -> str:
         return palette[sum(map(ord, word)) % len(palette)]
 
-    # Laid out on a canvas 2.5 times smaller and drawn at that scale: 0.05 s instead of 0.46 s for
-    # 1000 x 440, which was most of a filter change on the Terms page. Words that would be smaller
+    # Laid out on a canvas 2.5 times smaller and drawn at that scale: a tenth of the time at full size,
+    # which was most of a filter change on the Terms page. Words that would be smaller
     # than CLOUD_MIN_FONT are left out rather than drawn unreadably.
     return WordCloud(
         width=max(1, round(width / CLOUD_SCALE)),
@@ -994,9 +994,8 @@ def word_cloud_png(
 
     cloud = _cloud(frequencies, width=width, height=height, random_state=random_state, theme=theme)
     buffer = io.BytesIO()
-    # In CLOUD_PNG_COLOURS colours with alpha (the words' few colours and their smoothed edges): 49 KB
-    # written in 5 ms, against 120 KB in 12 ms as RGBA, for 150 terms at 1000 x 440 px; level 1 takes a
-    # third of the time of level 6.
+    # In CLOUD_PNG_COLOURS colours with alpha (the words' few colours and their smoothed edges): less than
+    # half the bytes and the time of RGBA; compression level 1 takes a third of the time of level 6.
     image = cloud.to_image().quantize(colors=CLOUD_PNG_COLOURS, method=Image.Quantize.FASTOCTREE)
     # The quantizer averages alpha too (a word's inside came out 252-254): near-opaque entries are opaque.
     entries = image.getpalette("RGBA") or []

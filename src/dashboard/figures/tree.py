@@ -45,7 +45,7 @@ def tree_figure(
     if n == 0:
         return fig
     group_of = tree.cut(k)
-    # Imported here: scipy's clustering brings scipy.spatial, 0.1 s of every server's start (the
+    # Imported here: scipy's clustering brings scipy.spatial, a visible part of every server's start (the
     # warm-up imports this module) for a chart only the Topics page draws.
     from scipy.cluster.hierarchy import leaves_list
 

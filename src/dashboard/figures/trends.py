@@ -88,7 +88,7 @@ def topic_lines(
     venue).
     """
     # Traces as plain dicts and the panels' axes laid out here, validated once by go.Figure: adding
-    # 60 traces to a make_subplots grid one by one took 1.4 s at 27k papers (each validated twice).
+    # dozens of traces to a make_subplots grid one by one validates each twice, seconds at 27k papers.
     terms = terms or {}
     years = sorted(int(y) for y in shares["year"].dropna().unique())
     wanted = shares[shares["topic"].isin(list(topics))].sort_values(["venue", "topic", "year"])

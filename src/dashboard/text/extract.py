@@ -102,7 +102,7 @@ _ADVERB = (
     r"(?:(?:first|further|also|then|thus|therefore|hence|here|now|newly|additionally|finally|next|instead|"
     r"subsequently|jointly|further)\s+)?"
 )
-# Each pattern starts with a literal so the regex engine can skip ahead quickly (~1 us per abstract).
+# Each pattern starts with a literal so the regex engine can skip ahead quickly over an abstract.
 _INTRODUCTIONS = (
     # "we call it X" shares the "we" scan with "we propose X"; group 1 tells them apart.
     re.compile(
