@@ -60,8 +60,8 @@ MAX_SESSION_PAPERS = 150_000
 MEMORY_BUDGET = 3 * GiB
 CHARGE_FACTOR = 2.0
 PARSE_TIMEOUT_SECONDS = 600.0
-# CPU seconds one record's derived fields may take. An abstract takes about 150 µs; the slowest 100 kB
-# pathological text, with every extractor linear, a fraction of a second (bench/fuzz.py --extractors).
+# CPU seconds one record's derived fields may take: thousands of times an ordinary abstract's, and
+# above the slowest 100 kB pathological text with every extractor linear (bench/fuzz.py --extractors).
 RECORD_SECONDS = 2.0
 PARSE_MEMORY_BYTES = 4 * GiB
 

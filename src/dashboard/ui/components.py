@@ -871,7 +871,7 @@ PAPER_COLUMNS: tuple[str, ...] = (
     "n_words",
 )  # and "venue" (with the year) where the corpus has several
 # What `selectable_papers` reads of its rows: pass only these (`rows_of`), not every column (taking 1,000
-# rows of all 40 columns of a million-paper table cost 0.5 s a run).
+# rows of all 40 columns of a million-paper table was a visible part of every run).
 SELECTABLE_COLUMNS: tuple[str, ...] = (*PAPER_COLUMNS, "id", "venue", "year", "citations")
 
 # Pixel widths that fit a 1024 px window with the sidebar open (about 675 px for the grid, 36 of them
@@ -1167,7 +1167,7 @@ def paper_map(
     ``topic_colours``: the whole map's (`charts.colours_of_topics`), so a filter keeps each topic's.
     """
     # Sample row numbers first and copy only the sampled rows' map columns: taking every filtered row
-    # cost 0.15 s of each filter change at a million papers, for the points drawn.
+    # cost a visible part of each filter change at a million papers, for the points drawn.
     mask = view.mask.to_numpy(dtype=bool)
     n_inside = int(mask.sum())
     order, ranks, hovers = data.map_sample_order(view.source.digest, view.papers)
