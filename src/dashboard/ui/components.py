@@ -115,7 +115,10 @@ def chart(
     ``selection`` goes to `st.plotly_chart` (``on_select``, ``selection_mode``). Returns its event.
     """
     theme = figures.theme_name(st.context.theme.type)
-    shown = figures.themed(fig, theme) if own_theme else figures.for_theme(fig, theme)
+    if own_theme:  # its title bold, as Streamlit's theme draws the other charts' titles
+        shown = figures.themed(fig, theme).update_layout(title_font_weight=600)
+    else:
+        shown = figures.for_theme(fig, theme)
     event = st.plotly_chart(
         shown,
         key=key,
