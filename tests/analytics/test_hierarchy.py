@@ -185,7 +185,8 @@ def test_the_number_of_topics_on_the_page_is_a_cut_not_a_refit(
     expected = [f"{t}: {label}" for t, label in zip(cut.topics["topic"], cut.topics["label"], strict=True)]
     assert sorted(_shown_topics(at)) == sorted(e for e in expected if not e.startswith(f"{OUTLIER_TOPIC}:"))
     assert any(b.key == keys.TOPICS_REFIT for b in at.button)
-    assert any("How the topics merge" in s.value for s in at.subheader)
+    # the tree is offered under the map, drawn once its expander is opened (tests/ui/test_lazy_sections.py)
+    assert any("fitted topics merge" in e.label for e in at.expander)
 
 
 def test_the_refit_action_refits_at_that_number(seeds_only: None) -> None:
