@@ -1,13 +1,16 @@
 """Many users at once: 20 browser sessions with different filters against ONE server on the 27k corpus.
 
-One Streamlit server (``streamlit run app.py -- --corpus <27k papers.jsonl.gz>``) on 127.0.0.1 and a
-free port; one Chromium with 20 browser contexts (20 independent sessions: no shared cookies or
-storage), driven at the same time with Playwright's asyncio API. Each session opens a page with its
-own filters in the URL; some then type a search into the sidebar and two upload a corpus of their
-own. Every session must show its own filters and its own ``N of M papers`` line (the expected count
-comes from `Filters.mask` on the table loaded here), and no error element, both when it is done and
-again after every session is done (one user's change must never show up in another's view). The
-server must stay up and its memory (RSS, sampled with psutil every 0.25 s) stay bounded.
+One Streamlit server (``streamlit run app.py -- --corpus <27k papers.jsonl.gz>``) on 127.0.0.1 and a free
+port; one Chromium with 20 tabs (20 app sessions: each tab its own connection, session state and script
+runs), driven at the same time with Playwright's asyncio API. The tabs share one browser context, so the
+app's scripts are fetched and compiled once rather than in each of 20 fresh contexts (most of what the
+browser spent); the filters and counts a session shows live in its URL and its server session, never in
+cookies or browser storage. Each session opens a page with its own filters in the URL; some then type a
+search into the sidebar and two upload a corpus of their own. Every session must show its own filters and
+its own ``N of M papers`` line (the expected count comes from `Filters.mask` on the table loaded here),
+and no error element, both when it is done and again after every session is done (one user's change must
+never show up in another's view). The server must stay up and its memory (RSS, sampled with psutil every
+0.25 s) stay bounded.
 
 Bounded: 20 sessions, one round, a deadline on every wait; the server is stopped in a ``finally``.
 The figures are printed (run with ``-n 0 -s``: pytest-xdist workers keep what tests print) and
@@ -23,6 +26,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,8 +146,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, subp
 
 
 @pytest.fixture(scope="module")
-def papers() -> pd.DataFrame:
-    return corpus.load([CORPUS]).papers
+def papers() -> Iterator[Future[pd.DataFrame]]:
+    """The 27k table the expected counts come from, read in a thread of its own: started with the
+    test, it is read while the server reads the same file for its warm-up session, not before it."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool.submit(lambda: corpus.load([CORPUS]).papers)
 
 
 # --------------------------------------------------------------------- one session
@@ -192,7 +199,7 @@ def expected_view(session: Session, papers: pd.DataFrame, *, done: bool) -> Expe
     return Expected(filters, int(filters.mask(papers).sum()), len(papers))
 
 
-async def check(page: Any, session: Session, expected: Expected) -> None:
+async def check(page: Any, session: Session, expected: Expected, timeout: float = SESSION_TIMEOUT) -> None:
     # On a loaded server a page can look settled for a second while its rerun is still to come (the
     # frontend says "notRunning" between a rerun request and the server's start of it; seen in 2 of 9
     # runs: the URL already new, the count and skeletons of the old run, right 15 s later). A view that
@@ -200,7 +207,7 @@ async def check(page: Any, session: Session, expected: Expected) -> None:
     deadline = time.monotonic() + RECHECK_S
     wanted = (expected.filters, (expected.shown, expected.total))
     while True:
-        shown, url_query = await settle(page, SESSION_TIMEOUT)
+        shown, url_query = await settle(page, timeout)
         seen, _ = Filters.from_query(url_query)
         if (seen, shown) == wanted or time.monotonic() > deadline:
             break
@@ -212,15 +219,13 @@ async def check(page: Any, session: Session, expected: Expected) -> None:
         assert await page.locator(error).count() == 0, f"{where}: shows {error}"
 
 
-async def open_session(browser: Any, url: str, session: Session) -> tuple[Any, Any]:
-    context = await browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(SESSION_TIMEOUT * 1000)
+async def open_session(context: Any, url: str, session: Session) -> Any:
     page = await context.new_page()
     # The default page (Overview) lives at "/", the others at their file's name.
     path = "" if session.page_name == "overview" else session.page_name
     query = "?" + urlencode(session.query, doseq=True) if session.query else ""
     await page.goto(f"{url}/{path}{query}", wait_until="commit")
-    return context, page
+    return page
 
 
 async def act(page: Any, session: Session, tmp_path: Path) -> None:
@@ -241,18 +246,16 @@ async def act(page: Any, session: Session, tmp_path: Path) -> None:
         )
 
 
-async def drive(
-    browser: Any, url: str, session: Session, papers: pd.DataFrame, tmp_path: Path
-) -> tuple[Any, Any]:
-    context, page = await open_session(browser, url, session)
+async def drive(context: Any, url: str, session: Session, papers: pd.DataFrame, tmp_path: Path) -> Any:
+    page = await open_session(context, url, session)
     await check(page, session, expected_view(session, papers, done=False))
     if session.typed or session.upload:
         await act(page, session, tmp_path)
         await check(page, session, expected_view(session, papers, done=True))
-    return context, page
+    return page
 
 
-async def run_sessions(url: str, pid: int, papers: pd.DataFrame, tmp_path: Path) -> dict[str, float]:
+async def run_sessions(url: str, pid: int, loading: Future[pd.DataFrame], tmp_path: Path) -> dict[str, float]:
     timings: dict[str, float] = {}
     async with async_api.async_playwright() as playwright:
         browser = await playwright.chromium.launch(
@@ -262,34 +265,36 @@ async def run_sessions(url: str, pid: int, papers: pd.DataFrame, tmp_path: Path)
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
         )  # fmt: skip
         try:
+            context = await browser.new_context(viewport={"width": 1280, "height": 900})
+            context.set_default_timeout(SESSION_TIMEOUT * 1000)
             # Warm-up: one session pays for reading the corpus and fitting the topics.
             started = time.monotonic()
             warm = Session("overview", {})
-            context, page = await open_session(browser, url, warm)
-            await check(page, warm, expected_view(warm, papers, done=False))
-            await context.close()
+            page = await open_session(context, url, warm)
+            papers = await asyncio.wrap_future(loading)
+            await check(page, warm, expected_view(warm, papers, done=False), WARM_TIMEOUT)
+            await page.close()
             timings["warm"] = time.monotonic() - started
             timings["rss_before"] = psutil.Process(pid).memory_info().rss
 
             started = time.monotonic()
-            opened = await asyncio.gather(*(drive(browser, url, s, papers, tmp_path) for s in SESSIONS))
+            opened = await asyncio.gather(*(drive(context, url, s, papers, tmp_path) for s in SESSIONS))
             timings["sessions"] = time.monotonic() - started
             # Everyone is done: each view must still be its own.
             await asyncio.gather(
                 *(
                     check(page, s, expected_view(s, papers, done=True))
-                    for s, (_, page) in zip(SESSIONS, opened, strict=True)
+                    for s, page in zip(SESSIONS, opened, strict=True)
                 )
             )
-            for context, _ in opened:
-                await context.close()
+            await context.close()
         finally:
             await browser.close()
     return timings
 
 
 def test_twenty_sessions_each_see_their_own_filters(
-    server: tuple[str, subprocess.Popen], papers: pd.DataFrame, tmp_path: Path
+    server: tuple[str, subprocess.Popen], papers: Future[pd.DataFrame], tmp_path: Path
 ) -> None:
     url, process = server
     memory = MemorySampler(process.pid)
@@ -297,6 +302,7 @@ def test_twenty_sessions_each_see_their_own_filters(
     started = time.monotonic()
     try:
         timings = asyncio.run(run_sessions(url, process.pid, papers, tmp_path))
+        table = papers.result()
         assert process.poll() is None, "the server died"
         assert healthy(url), "the server no longer answers its health check"
         after = memory.rss()
@@ -305,7 +311,7 @@ def test_twenty_sessions_each_see_their_own_filters(
     before, peak = int(timings["rss_before"]), memory.peak
     mib = 1 << 20
     print(
-        f"\nconcurrency: {len(SESSIONS)} sessions at once on {len(papers):,} papers, "
+        f"\nconcurrency: {len(SESSIONS)} sessions at once on {len(table):,} papers, "
         f"{time.monotonic() - started:.0f} s in all: warm-up session {timings['warm']:.1f} s, "
         f"then all {len(SESSIONS)} (open, check, type or upload, check) {timings['sessions']:.1f} s; "
         f"server RSS after warm-up {before / mib:.0f} MiB, peak {peak / mib:.0f} MiB, "
