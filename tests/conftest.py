@@ -66,3 +66,22 @@ def _library_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     path = tmp_path_factory.mktemp("library") / "library.sqlite"
     monkeypatch.setenv("PAPER_DASHBOARD_LIBRARY", str(path))
     return path
+
+
+# Marks that say a test takes long: the files holding them go first, the more of these marks the earlier.
+HEAVY_MARKS = ("browser", "corpora", "slow")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Heavy files first, each file's tests together and in their order.
+
+    pytest-xdist (``--dist loadfile --no-loadscope-reorder``, pyproject.toml) hands out files in this
+    order as workers free up. By default it hands out the files with the most tests first, which put
+    the one-test files that run longest (twenty browser sessions, two collections of the suite) at the
+    end, where one worker ran them while the other had nothing left to do.
+    """
+    weight: dict[str, int] = {}
+    for item in items:
+        marks = {mark.name for mark in item.iter_markers()} & set(HEAVY_MARKS)
+        weight[item.nodeid.split("::")[0]] = max(weight.get(item.nodeid.split("::")[0], 0), len(marks))
+    items.sort(key=lambda item: -weight[item.nodeid.split("::")[0]])  # stable: keeps the order within

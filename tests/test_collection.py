@@ -17,9 +17,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider"]
 COLLECT += ["--assert=plain"]  # the docstring says why
+
+pytestmark = pytest.mark.slow  # two collections of the whole suite: scheduled among the heavy files
 
 
 def collected() -> list[str]:
