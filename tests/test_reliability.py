@@ -813,7 +813,10 @@ def _check_figure(spec: str) -> None:
 def _check_table(element: object) -> None:
     proto = MessageToDict(element.proto)  # type: ignore[attr-defined]
     config = json.loads(proto.get("columns") or "{}")
-    links = [name for name, column in config.items() if "link" in json.dumps(column)]
+    # a link column by its type (a help text may well say "link")
+    links = [
+        name for name, column in config.items() if (column.get("type_config") or {}).get("type") == "link"
+    ]
     frame = element.value  # type: ignore[attr-defined]
     for name in links:
         if name in frame.columns:

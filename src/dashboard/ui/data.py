@@ -240,9 +240,11 @@ def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _load_paths(digest: str, _paths: tuple[str, ...]) -> corpus.LoadResult:
+def _load_paths(digest: str, paths: tuple[str, ...]) -> corpus.LoadResult:
+    # Keyed on the paths too: two index folders may share a manifest's digest (a copy), and a damaged
+    # copy must not be served the sound one's table.
     with heap.long_lived():  # (`dashboard.system.heap`)
-        return source_of(digest, _paths).load()
+        return source_of(digest, paths).load()
 
 
 def load(source: ChosenCorpus, n_topics: int | str = "auto") -> corpus.LoadResult:
