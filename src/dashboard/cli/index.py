@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from dashboard.cli.common import (
-    EXIT_SKIPPED,
     EXIT_USAGE,
     Subparsers,
     add_input_arguments,
@@ -16,7 +15,7 @@ from dashboard.cli.common import (
     positive_int,
     print_report,
 )
-from dashboard.cli.index_grow import add_grow_arguments, run_grow
+from dashboard.cli.index_grow import add_grow_arguments, failure, run_grow
 
 
 def add_index_command(subparsers: Subparsers) -> None:
@@ -65,7 +64,7 @@ def add_index_command(subparsers: Subparsers) -> None:
 def run_index(args: argparse.Namespace) -> int:
     """Build the index; print what it holds; the exit status (1 when some input was skipped)."""
     from dashboard.analytics.areas import TaxonomyError, load_taxonomy
-    from dashboard.index import IndexBuildError, IndexOutputError, build_index, read_report
+    from dashboard.index import IndexBuildError, build_index, read_report
 
     if args.append or args.refit:
         return run_grow(args, getattr(args, "usage_error", None))
@@ -92,15 +91,8 @@ def run_index(args: argparse.Namespace) -> int:
             semantic=args.semantic,
             progress=lambda message: print(message, file=sys.stderr, flush=True),
         )
-    except IndexOutputError as error:
-        print(f"paper-dashboard: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except IndexBuildError as error:
-        print(f"paper-dashboard: {error}", file=sys.stderr)
-        return EXIT_SKIPPED
-    except OSError as error:
-        print(f"paper-dashboard: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
-        return EXIT_USAGE
+    except (IndexBuildError, OSError) as error:  # IndexOutputError is one: exit 2 (`failure`)
+        return failure(error, args.out)
     size = sum(f["bytes"] for f in manifest["files"].values())
     report = read_report(args.out)
     print_report(report, sys.stderr)

@@ -50,7 +50,6 @@ def add_grow_arguments(parser: argparse.ArgumentParser) -> None:
 def run_grow(args: argparse.Namespace, error: object) -> int:
     """Run ``--append`` or ``--refit``; ``error`` is the parser's error function (usage errors exit 2)."""
     from dashboard.index import IndexBuildError, IndexFormatError
-    from dashboard.index.append import IndexBusyError
 
     usage = error if callable(error) else None
     if args.append and args.refit:
@@ -71,18 +70,26 @@ def run_grow(args: argparse.Namespace, error: object) -> int:
         if args.append:
             return _append(args, say)
         return _refit(args, say)
-    except IndexBusyError as busy:
-        print(f"paper-dashboard: {busy}", file=sys.stderr)
+    except (IndexBuildError, IndexFormatError, OSError) as failed:
+        return failure(failed, args.to)
+
+
+def failure(error: Exception, target: object) -> int:
+    """Say why an index command (build, append, refit) failed, on one line, and give its exit status:
+    3 another append or refit holds the index; 1 the inputs could not make or grow it; 2 for the rest
+    (an output that is not an index, a damaged index, a folder that cannot be written)."""
+    from dashboard.index import IndexBuildError, IndexOutputError
+    from dashboard.index.append import IndexBusyError
+
+    if isinstance(error, OSError):
+        print(f"paper-dashboard: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"paper-dashboard: {error}", file=sys.stderr)
+    if isinstance(error, IndexBusyError):
         return EXIT_BUSY
-    except IndexFormatError as damaged:
-        print(f"paper-dashboard: {damaged}", file=sys.stderr)
+    if isinstance(error, IndexOutputError):
         return EXIT_USAGE
-    except IndexBuildError as failed:
-        print(f"paper-dashboard: {failed}", file=sys.stderr)
-        return EXIT_SKIPPED
-    except OSError as failed:
-        print(f"paper-dashboard: cannot write {args.to}: {failed.strerror or failed}", file=sys.stderr)
-        return EXIT_USAGE
+    return EXIT_SKIPPED if isinstance(error, IndexBuildError) else EXIT_USAGE
 
 
 def _usage(error: object, message: str) -> int:
