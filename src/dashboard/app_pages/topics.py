@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.figures import charts
 from dashboard.ui import components, data, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
-from dashboard.ui.context import page_context
+from dashboard.ui.context import page_context, topics_unavailable
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
 from dashboard.ui.url import update_filters
@@ -48,7 +48,7 @@ def _topic_list(view: View, topic_colours: dict[int, str], find: str) -> str:
 view = page_context()
 components.page_header("Topics", view, "Groups of papers that use the same words")
 if view.analysis is None:
-    st.info("Topics are not available for this corpus; the other pages still work.", icon=":material/info:")
+    topics_unavailable(view)  # being computed (the disk cache's build), or not available
     st.stop()
 
 mark("context")

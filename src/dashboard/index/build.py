@@ -87,6 +87,7 @@ from dashboard.analytics.areas import (
 )
 from dashboard.analytics.hierarchy import TopicTree, build_tree
 from dashboard.filters import facet_counts
+from dashboard.index import progress as stages
 from dashboard.index.append import keep_model
 from dashboard.index.format import (
     _STR,
@@ -383,7 +384,7 @@ def build_index(
             phases[finished] = round(now - clock[0], 2)
             clock[0] = now
         if progress is not None:
-            progress(f"{now - started:7.1f} s  {message}")
+            progress(stages.stamp(now - started, message))
 
     remote_out = locations.is_url(str(out))
     target: str | Path = str(out) if remote_out else Path(out)
@@ -412,7 +413,7 @@ def build_index(
             maps = DaskMaps(dask, say)
         else:
             maps = LocalMaps(workers)
-        say("reading files")
+        say(stages.READ.opening)
         report, parts = maps.read(items, work / "parts", partition_size)
         n_papers = sum(p.rows for p in parts)
         if n_papers < 2:
@@ -422,13 +423,14 @@ def build_index(
         # The count map runs in the workers while this process fits the topic model.
         maps.start_counting(parts, tax_text, tax_name)
         say(
-            f"counting terms of {n_papers:,} papers; fitting topics on {min(n_papers, fit_size):,} of them",
-            finished="read",
+            f"{stages.COUNT.opening} of {n_papers:,} papers; "
+            f"fitting topics on {min(n_papers, fit_size):,} of them",
+            finished=stages.READ.phase,
         )
         with one_thread():
             model, fit_rows = _fit(parts, n_papers, settings, tax)
         maps.finish_counting()
-        say("assigning topics, writing the table, term counts and search index", finished="count and fit")
+        say(stages.WRITE.opening, finished=stages.COUNT.phase)
         with one_thread():
             manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
             manifest["refit"] = keep_model(work, manifest, model)  # the model's parts, for appends
@@ -449,13 +451,13 @@ def build_index(
         )
         shutil.rmtree(work / "parts")
         (work / "taxonomy.toml").write_text(tax_text, encoding="utf-8")
-        say("checksums", finished="assign and write")
+        say(stages.CHECKSUMS.opening, finished=stages.WRITE.phase)
         manifest["files"] = {
             str(file.relative_to(work)): {"bytes": file.stat().st_size, "sha256": _file_sha256(file)}
             for file in sorted(work.rglob("*"))
             if file.is_file()
         }
-        say("done", finished="checksums")
+        say(stages.DONE, finished=stages.CHECKSUMS.phase)
         manifest["phases"] = phases
         manifest["build_seconds"] = round(time.perf_counter() - started, 2)
         manifest["built_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -2,7 +2,10 @@
 
 A raw corpus of `MIN_BYTES` or more is turned into a prebuilt index (the format of
 :mod:`dashboard.index.build`) in a cache directory, once; every later server start opens that index
-(memory-mapped) instead of reading and analysing the files again.
+(memory-mapped) instead of reading and analysing the files again. At the first start the index is
+built in a thread (`Build`) while the server reads the raw files itself and its pages answer filters
+on those papers; the build's stage lines (`dashboard.index.progress`) give the pages a progress bar,
+and the first page run after it ends opens the index.
 
 A smaller corpus is analysed in memory (a second or two: its first start never waits for a build),
 and its entry is built **behind** it (`build_behind`), in a child process at the lowest CPU priority:
@@ -47,6 +50,7 @@ from pathlib import Path
 
 from dashboard import corpus
 from dashboard.index import format as paper_index
+from dashboard.index import progress as stages
 
 ENV_CACHE_DIR = "PAPER_DASHBOARD_CACHE_DIR"
 ENV_CACHE_MAX_MB = "PAPER_DASHBOARD_CACHE_MAX_MB"
@@ -162,24 +166,31 @@ _CHILD = (
 )
 
 
-def build_with_cli(paths: Sequence[str], out: Path, *, nice: int = 0) -> None:
+def build_with_cli(paths: Sequence[str], out: Path, *, nice: int = 0, log: Path | None = None) -> None:
     """Build the index of ``paths`` into ``out`` with ``paper-dashboard index`` in a child process.
 
     The child ends with the server (a stopped server leaves no build running) and after
     `BUILD_TIMEOUT_S` at the latest; what it wrote is then removed by `cached_index`. ``nice`` lowers
-    its CPU priority (`os.nice`).
+    its CPU priority (`os.nice`). Its output (the stage lines `dashboard.index.progress` reads, then
+    its report) goes to ``log`` as it comes, else to a temporary file.
     """
     command = [sys.executable, "-c", _CHILD, str(os.getpid()), str(nice), "index", *map(str, paths)]
     command += ["--out", str(out)]
     # Its messages go to a file, not a pipe: the build's life must not hang on anyone reading them.
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+    with (
+        log.open("w+", encoding="utf-8")
+        if log is not None
+        else tempfile.TemporaryFile("w+", encoding="utf-8")
+    ) as log_file:
         try:
-            code = subprocess.run(command, stdout=log, stderr=log, timeout=BUILD_TIMEOUT_S).returncode
+            code = subprocess.run(
+                command, stdout=log_file, stderr=log_file, timeout=BUILD_TIMEOUT_S
+            ).returncode
         except subprocess.TimeoutExpired as error:
             raise CacheError(f"building the analysis took over {BUILD_TIMEOUT_S} s; stopped") from error
         if code not in (0, 1) or not paper_index.is_index(out):  # 1: built, some records skipped
-            log.seek(0)
-            last = " / ".join(log.read().strip().splitlines()[-3:]) or f"exit {code}"
+            log_file.seek(0)
+            last = " / ".join(log_file.read().strip().splitlines()[-3:]) or f"exit {code}"
             raise CacheError(f"the analysis could not be built: {last}")
 
 
@@ -235,6 +246,89 @@ def build_behind(paths: Sequence[str], digest: str, *, build: Builder | None = N
     thread = threading.Thread(target=run, name="paper-dashboard-cache-behind", daemon=True)
     thread.start()
     return thread
+
+
+class Build:
+    """The entry of a large raw corpus, built in a thread of this process while the server shows the
+    corpus's papers read from its raw files (`start`): how far the build is and what came of it.
+
+    The default build runs ``paper-dashboard index`` (`build_with_cli`) with its output in a file of
+    the cache directory, whose stage lines say how far it is (`progress`, `dashboard.index.progress`);
+    the file goes when the build ends. The outcome is `entry`, the built index, or `problem`, why
+    there is none (the caller then analyses the corpus in memory). One per corpus and server: the
+    caller keeps it (`dashboard.ui.data`).
+    """
+
+    def __init__(
+        self, paths: Sequence[str], digest: str, *, root: Path | None = None, build: Builder | None = None
+    ) -> None:
+        self.paths = tuple(str(p) for p in paths)
+        self.digest = digest
+        self.root = cache_root() if root is None else root
+        self.build = build
+        self.log = self.root / f".progress-{entry_name(digest)}-{os.getpid()}-{uuid.uuid4().hex[:8]}.log"
+        self.entry: Path | None = None
+        self.problem = ""
+        self.started = time.monotonic()
+        self.seconds: float | None = None  # how long the build took, once it ended
+        self._ended = threading.Event()
+        self._last = stages.BuildProgress()
+
+    @classmethod
+    def start(
+        cls, paths: Sequence[str], digest: str, *, root: Path | None = None, build: Builder | None = None
+    ) -> Build:
+        """The corpus's sound entry at once when there is one (nothing is built: `done` at once), else
+        a build started in a daemon thread (`cached_index`)."""
+        made = cls(paths, digest, root=root, build=build)
+        try:
+            found = existing(digest, root=made.root)
+        except OSError:
+            found = None  # the build says what is wrong with the cache, if anything
+        if found is not None:
+            made.entry = found
+            made._end()
+            return made
+        threading.Thread(target=made._run, name="paper-dashboard-cache-build", daemon=True).start()
+        return made
+
+    def _run(self) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            build = self.build or functools.partial(build_with_cli, log=self.log)
+            self.entry = cached_index(self.paths, self.digest, root=self.root, build=build)
+        except (CacheError, OSError) as error:
+            LOG.warning("no disk cache for this corpus, analysing it in memory: %s", error)
+            self.problem = str(error)
+        except Exception as error:  # a bug here must not leave the page waiting for a build forever
+            LOG.exception("the disk cache's build failed")
+            self.problem = f"{type(error).__name__}: {error}"
+        finally:
+            self._last = stages.read(self.log)
+            with contextlib.suppress(OSError):
+                self.log.unlink()
+            self._end()
+
+    def _end(self) -> None:
+        self.seconds = time.monotonic() - self.started
+        self._ended.set()
+
+    @property
+    def done(self) -> bool:
+        """Whether the build has ended (built, found, or failed: see `entry` and `problem`)."""
+        return self._ended.is_set()
+
+    def progress(self) -> stages.BuildProgress:
+        """How far the build is, from its stage lines so far (its last state once it has ended)."""
+        return self._last if self.done else stages.read(self.log)
+
+    def elapsed(self) -> float:
+        """Seconds since the build started (its whole time once it has ended)."""
+        return self.seconds if self.seconds is not None else time.monotonic() - self.started
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the build has ended, ``timeout`` seconds at most; whether it has."""
+        return self._ended.wait(timeout)
 
 
 def touch(entry: Path) -> None:

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.filters import facet_counts
+from dashboard.index import diskcache
 from dashboard.readers import registry
 from dashboard.schema import OUTLIER_TOPIC
 from dashboard.screen import visible_frame
@@ -103,7 +104,11 @@ def page_context() -> View:
     early_count = st.sidebar.empty()
     if filters.is_empty and not data.source_of(source.digest).is_index:
         early_count.markdown(f"**{sidebar.count_line(len(result.papers), len(result.papers))}**")
-    analysis, problem = _analyse(source, result.papers, n_topics, filters.refit)
+    if source.building is not None:  # its topics come from the disk cache's build, not from a fit here
+        build_progress(source.building)
+        analysis, problem = None, ""
+    else:
+        analysis, problem = _analyse(source, result.papers, n_topics, filters.refit)
     early_count.empty()
     papers = analysis.papers if analysis is not None else result.papers
     # Repository answers come from the cache only (never the network): every page shows them at once.
@@ -155,7 +160,44 @@ def page_context() -> View:
         report_button(view)
     if problem:
         st.warning(escape_markdown(problem) + " The other pages still work.", icon=":material/warning:")
+    if source.cache_problem:
+        st.info(source.cache_problem, icon=":material/info:")
     return view
+
+
+BUILD_POLL_S = 2.0  # how often the build's progress bar reads its progress (a fragment: nothing else reruns)
+BUILD_NOTE = (
+    "Topics, areas and the map of this corpus are being computed, once: the result is kept on disk, so "
+    "the next start opens it at once. Meanwhile every page answers filters on its papers; topics "
+    "appear when the bar is full."
+)
+
+
+@st.fragment(run_every=BUILD_POLL_S)
+def build_progress(build: diskcache.Build) -> None:
+    """The disk cache's build of this corpus: a bar with its stage in words and how long it has run,
+    read from the build's own progress lines (`diskcache.Build.progress`). Once the build has ended
+    the whole page runs again, which opens the built index (the filters stay: they are in the URL)."""
+    if build.done:
+        st.rerun(scope="app")
+    state = build.progress()
+    st.progress(state.fraction, text=escape_markdown(state.text(build.elapsed())))
+    st.caption(BUILD_NOTE)
+
+
+def topics_unavailable(view: View) -> None:
+    """The Topics page without topics: they are being computed (the bar above says how far), or
+    they cannot be for this corpus."""
+    if view.source.building is not None:
+        st.info(
+            "Topics are being computed for this corpus (the bar above says how far); this page shows "
+            "them as soon as they are ready. The other pages already answer filters on its papers.",
+            icon=":material/hourglass_top:",
+        )
+    else:
+        st.info(
+            "Topics are not available for this corpus; the other pages still work.", icon=":material/info:"
+        )
 
 
 # Shared, never copied: `st.cache_data` unpickled every name's count (hundreds of thousands of authors at a

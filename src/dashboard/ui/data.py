@@ -83,6 +83,9 @@ class ChosenCorpus:
     upload: HeldUpload | None = None
     # the uploaded files' (name, bytes), read from the uploader only when the store lacks the corpus
     files: Callable[[], list[tuple[str, bytes]]] | None = field(default=None, compare=False, repr=False)
+    # a large raw corpus's disk-cache entry while it is built: the pages show its raw papers meanwhile
+    building: diskcache.Build | None = field(default=None, compare=False, repr=False)
+    cache_problem: str = ""  # why a large raw corpus is analysed in memory (its entry could not be built)
 
     @property
     def is_upload(self) -> bool:
@@ -190,6 +193,10 @@ def paths_source(paths: Sequence[str], origin: str) -> ChosenCorpus:
     """The on-disk corpus, with its content digest (recomputed only when a file changes).
 
     A prebuilt index directory (``paper-dashboard index``) is keyed on its manifest's digest instead.
+    A large raw corpus (`diskcache.wanted`) is its disk-cache entry once that is built; while it is
+    built (at the server's first start on it), the raw files themselves with `ChosenCorpus.building`
+    set: the pages answer filters on the papers at once and say how far the topics are. The first run
+    after the build ends switches to the entry.
     """
     index_digest = _index_digest(paths[0]) if len(paths) == 1 else None
     if index_digest is not None:
@@ -197,15 +204,34 @@ def paths_source(paths: Sequence[str], origin: str) -> ChosenCorpus:
         return ChosenCorpus(label=label, digest=index_digest, paths=tuple(paths))
     digest = _paths_digest(_stat_signature(paths), tuple(paths))
     entry: str | None = None
-    if diskcache.wanted(paths):  # large: built now, once, then opened at every start
-        entry = _disk_cached(digest, tuple(paths))
+    problem = ""
+    if diskcache.wanted(paths):  # large: built once (behind its raw papers), then opened at every start
+        build = _disk_build(digest, tuple(paths))
+        if not build.done:
+            return ChosenCorpus(
+                label=describe_paths(paths, origin), digest=digest, paths=tuple(paths), building=build
+            )
+        entry = str(build.entry) if build.entry is not None else None
+        if entry is None:
+            problem = CACHE_FAILED
+        else:
+            _release_raw(digest, tuple(paths))
     elif diskcache.keeps_small():  # small: analysed in memory now, opened from disk at the next start
         entry = _small_entry(digest, tuple(paths))
     cached_digest = _index_digest(entry) if entry is not None else None
     if entry is not None and cached_digest is not None:
         label = describe_paths(paths, origin) + " (analysis cached on disk)"
         return ChosenCorpus(label=label, digest=cached_digest, paths=(entry,))
-    return ChosenCorpus(label=describe_paths(paths, origin), digest=digest, paths=tuple(paths))
+    return ChosenCorpus(
+        label=describe_paths(paths, origin), digest=digest, paths=tuple(paths), cache_problem=problem
+    )
+
+
+# Said on the page; the reason (which may name the server's paths) goes to the server's log only.
+CACHE_FAILED = (
+    "The analysis of this corpus could not be kept on disk (the server's log says why): its topics "
+    "are found in memory instead, at every start of the server."
+)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -222,16 +248,21 @@ def _small_entry(digest: str, _paths: tuple[str, ...]) -> str | None:
     return str(entry) if entry is not None else None
 
 
-@st.cache_resource(
-    show_spinner="Analysing this corpus once; the result is kept on disk for the next start…", max_entries=8
-)
-def _disk_cached(digest: str, _paths: tuple[str, ...]) -> str | None:
-    """The disk-cached index of a large raw corpus (built once per server); None to analyse in memory."""
-    try:
-        return str(diskcache.cached_index(_paths, digest))
-    except (diskcache.CacheError, OSError) as error:
-        LOG.warning("no disk cache for this corpus, analysing it in memory: %s", error)
-        return None
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _disk_build(digest: str, _paths: tuple[str, ...]) -> diskcache.Build:
+    """The disk-cache entry of a large raw corpus: found, or built once per server in a thread while
+    the pages show the raw papers (`diskcache.Build`); a failed build leaves the corpus in memory."""
+    return diskcache.Build.start(_paths, digest)
+
+
+_RELEASED: set[str] = set()  # raw corpora whose table was let go once their entry was built
+
+
+def _release_raw(digest: str, paths: tuple[str, ...]) -> None:
+    """Let the raw papers read while the entry was built go, once: the pages now read the entry's."""
+    if digest not in _RELEASED:
+        _RELEASED.add(digest)
+        _load_paths.clear(digest, paths)
 
 
 def upload_source(held: HeldUpload, files: Callable[[], list[tuple[str, bytes]]]) -> ChosenCorpus:
