@@ -102,6 +102,7 @@ if view.filters.id or view.filters.box:
         icon=":material/deselect:",
     )
 st.header("Map of papers")
+map_view = components.map_view(view)
 colour_column, map_note = st.columns([1, 3], vertical_alignment="bottom")
 with colour_column:
     colour = components.map_colour(view)
@@ -115,11 +116,16 @@ with map_note:
     else:
         st.caption(
             "Each point is a paper, placed by t-SNE of its text so that similar papers lie close together. "
-            "Drag a box (or lasso) to filter to those papers"
+            + (
+                "Drag a box (or lasso) to filter to those papers"
+                if map_view == "interactive"
+                else "On the interactive map, a box (or lasso) filters to those papers"
+            )
             + ("; the search hits are the large outlined points." if view.filters.q else ".")
         )
 topic_colours = _topic_colours(view.source.digest, model, view.papers)
-components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour, topic_colours)
+components.map_view_control(map_view)
+components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour, topic_colours, picture=map_view == "picture")
 # Labels are drawn only where they fit without covering one another (the largest clusters first):
 # every topic is named here, with its colour, and on hover over its points.
 # Drawn only while open (its list is a page of names nobody reads unasked).

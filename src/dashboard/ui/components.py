@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -15,7 +16,7 @@ import streamlit as st
 
 from dashboard import export
 from dashboard.analytics import reviews
-from dashboard.figures import charts
+from dashboard.figures import charts, mapimage
 from dashboard.figures import images as figures
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
 from dashboard.search import lookup
@@ -23,7 +24,7 @@ from dashboard.ui import data, keys, navigation, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
 from dashboard.ui.sidebar import clear_filters
 from dashboard.ui.tables import rows_of
-from dashboard.ui.url import sync_widget, update_filters, write_query
+from dashboard.ui.url import setting, sync_widget, update_filters, write_query
 
 if TYPE_CHECKING:
     from dashboard.ui.view import View
@@ -1161,13 +1162,62 @@ def map_colour(view: View) -> str:
     )
 
 
+# Above this many points drawn (the filtered papers and the grey rest, each at most `charts.MAP_POINTS`)
+# the Topics page shows the map as a picture drawn on the server (`mapimage`), and the interactive map
+# on request. The interactive map is a WebGL scatter from 2,000 points (`charts.paper_map`), and a
+# browser without a graphics card spends a second or more of processor time on one whatever it draws,
+# most of a switch to the page; below that an SVG scatter of a few thousand points is drawn in about
+# the time a page switch has (docs/performance.md has the figures).
+MAP_PICTURE_ABOVE = 5_000
+MAP_VIEWS: dict[str, str] = {"picture": "Picture", "interactive": "Interactive"}
+
+
+def map_points(view: View) -> int:
+    """How many points the map of this view draws: the filtered papers and the grey rest, each sampled
+    to at most `charts.MAP_POINTS` (as `paper_map` samples them)."""
+    inside = int(view.mask.sum())
+    return min(inside, charts.MAP_POINTS) + min(len(view.papers) - inside, charts.MAP_POINTS)
+
+
+def map_view(view: View) -> str:
+    """How the map is shown: ``"picture"`` or ``"interactive"``, as the URL's ``map`` says (the page's
+    own setting, `map_view_control`), else a picture above `MAP_PICTURE_ABOVE` points drawn."""
+    default = "picture" if map_points(view) > MAP_PICTURE_ABOVE else "interactive"
+    return setting(keys.URL_MAP_VIEW, MAP_VIEWS, default=default)
+
+
+def _on_map_view() -> None:
+    write_query({keys.URL_MAP_VIEW: st.session_state.get(keys.TOPICS_MAP_VIEW)})
+
+
+def map_view_control(shown: str) -> None:
+    """The "Picture · Interactive" switch above the map, showing ``shown`` (`map_view`)."""
+    sync_widget(keys.TOPICS_MAP_VIEW, shown)
+    st.segmented_control(
+        "Show the map as",
+        list(MAP_VIEWS),
+        format_func=MAP_VIEWS.__getitem__,
+        key=keys.TOPICS_MAP_VIEW,
+        required=True,
+        on_change=_on_map_view,
+        help="The interactive map lets you select points (a box or a lasso filters to them), zoom and "
+        "hover over a paper to read its title; it is slower to draw. The picture shows the same map.",
+    )
+
+
 def paper_map(
-    view: View, key: str, colour: str = "topic", topic_colours: Mapping[int, str] | None = None
+    view: View,
+    key: str,
+    colour: str = "topic",
+    topic_colours: Mapping[int, str] | None = None,
+    *,
+    picture: bool = False,
 ) -> None:
     """The 2-D map of the filtered papers; selecting points (click, box, lasso) filters to them.
 
     With a search (``q``) the hits are drawn large and outlined over the grey rest of the corpus.
     ``topic_colours``: the whole map's (`charts.colours_of_topics`), so a filter keeps each topic's.
+    ``picture``: the same map as a PNG drawn on the server (`map_picture`), without selection.
     """
     # Sample row numbers first and copy only the sampled rows' map columns: taking every filtered row
     # cost a visible part of each filter change at a million papers, for the points drawn.
@@ -1175,6 +1225,10 @@ def paper_map(
     n_inside = int(mask.sum())
     order, ranks, hovers = data.map_sample_order(view.source.digest, view.papers)
     shown, behind = charts.sample_in_order(mask, order), charts.sample_in_order(~mask, order)
+    if picture:
+        map_picture(view, shown, behind, colour, topic_colours)
+        map_region_picker(view)
+        return
     columns = MAP_COLUMNS if colour in MAP_COLUMNS else (*MAP_COLUMNS, colour)
     # Each point carries its row number, not its paper id: a tenth of the bytes (10,000 ids were a
     # tenth of the map sent each run); a selection and "Show the data" look the ids up (`PaperIds`).
@@ -1205,6 +1259,76 @@ def paper_map(
         selection_mode=("points", "box", "lasso"),
     )
     map_region_picker(view)
+
+
+def map_picture(
+    view: View,
+    shown: np.ndarray,
+    behind: np.ndarray,
+    colour: str = "topic",
+    topic_colours: Mapping[int, str] | None = None,
+) -> None:
+    """The map of ``shown`` rows over the grey ``behind`` ones as a picture (`mapimage.map_png`), in
+    the user's theme, with a caption that says what it shows and where selection is."""
+    theme = figures.theme_name(st.context.theme.type)
+    n_inside = int(view.mask.sum())
+    # The rows drawn stand for the filters (and reading lists, "papers like"...) that chose them.
+    rows = hashlib.blake2b(shown.tobytes() + b"|" + behind.tobytes(), digest_size=16).hexdigest()
+    png = _map_png(
+        view.source.digest,
+        view.model_key,
+        colour,
+        theme,
+        rows,
+        bool(view.filters.q) and n_inside < len(view.papers),
+        n_inside,
+        view.papers,
+        shown,
+        behind,
+        dict(topic_colours or {}),
+    )
+    drawn = f" ({len(shown):,} drawn)" if len(shown) < n_inside else ""
+    what = f"A picture of the map of {n_inside:,} papers{drawn}"
+    if colour != "topic":
+        what += f", coloured by {charts.MAP_COLOUR_FIELDS.get(colour, colour).lower()}"
+    # At its own width (`mapimage.WIDTH_PX`, less in a narrower window): its text is the map's size.
+    st.container(width=mapimage.WIDTH_PX).image(
+        png,
+        width="stretch",
+        alt=f"{what}: each point a paper, each topic's cluster in its colour and named where its label fits.",
+        caption=f"{what}. Choose Interactive above to select points (a box or a lasso filters to them), "
+        "zoom, and read a paper's title on hover.",
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _map_png(
+    digest: str,
+    model: str,
+    colour: str,
+    theme: str,
+    rows: str,
+    highlight: bool,
+    n_inside: int,
+    _papers: pd.DataFrame,
+    _shown: np.ndarray,
+    _behind: np.ndarray,
+    _topic_colours: dict[int, str],
+) -> bytes:
+    """The map's PNG, once per corpus, model, colouring, theme and set of
+    rows drawn (``rows``, their digest): the figure `paper_map` would show, without hover texts."""
+    columns = tuple(dict.fromkeys(("x", "y", "topic", "topic_label", colour)))
+    fig = charts.paper_map(
+        rows_of(_papers, _shown, columns).assign(hover="", row=_shown.astype(np.int32)),
+        background=rows_of(_papers, _behind, ("x", "y")) if len(_behind) else None,
+        n_papers=n_inside,
+        colour=colour,
+        highlight=highlight,
+        point_data="row",
+        topic_colours=_topic_colours or None,
+        validate=False,
+    )
+    return mapimage.map_png(fig, theme)
 
 
 def _hovers(view: View, rows: np.ndarray, ranks: np.ndarray, first: np.ndarray) -> list[str]:

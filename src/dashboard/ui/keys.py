@@ -65,6 +65,7 @@ TOPICS_BARS: Final = "topics.bars"  # + View.model_key (so are the other topic w
 TOPICS_MAP: Final = "topics.map"
 TOPICS_MAP_COLOUR: Final = "topics.map_colour"  # the field the map's points are coloured by
 TOPICS_MAP_FIND: Final = "topics.map_find"  # the text that narrows the list of the map's topics
+TOPICS_MAP_VIEW: Final = "topics.map_view"  # the map as a picture or interactive (mirrors URL_MAP_VIEW)
 MAP_REGION: Final = "topics.map.region"  # + ".x" / ".y" / ".apply": the keyboard's way to pick a box
 OVERVIEW_BARS: Final = "overview.topic_bars"
 OVERVIEW_AUTHORS: Final = "overview.author_bars"
@@ -156,6 +157,7 @@ LIBRARY_MARK_SEEN: Final = "library.mark_seen"
 # --- URL keys of page settings (the filter keys are in dashboard.filters.URL_KEYS) ----------------
 URL_PAPER: Final = "paper"  # Papers: the paper opened below the table
 URL_NGRAM: Final = "ngram"  # Terms: 1, 2 or 3
+URL_MAP_VIEW: Final = "map"  # Topics: the map as a "picture" or "interactive" (default: by its size)
 URL_CLOUD: Final = "cloud"  # Terms: "frequent" draws the word cloud by frequency, not distinctiveness
 URL_STOP_WORDS: Final = "stop"  # Terms: "on" keeps stop words
 URL_GROUP_BY: Final = "group"  # Terms: topic, area, venue or source
