@@ -68,6 +68,10 @@ def test_a_click_sets_exactly_the_filters_of_what_was_clicked(
     page.goto(f"{trends_url}/trends")  # type: ignore[attr-defined]
     settle(page, timeout=240)  # the first run fits the topics (a minute on a busy 2-core machine)
     total = counts(page)[1]
+    if chart_title == "Topic share per venue":  # in an expander below the terms, drawn once opened
+        page.locator('[data-testid="stExpander"] summary').filter(has_text="Topic by venue").click()  # type: ignore[attr-defined]
+        settle(page)
+        page.wait_for_function(CHARTS_DRAWN_JS, timeout=60_000)  # type: ignore[attr-defined]
     papers = _click(page, chart_title, index)
     wait_for_query(page, "topic")
     settle(page)

@@ -58,7 +58,7 @@ def test_every_page_renders_on_the_seeds(page: str, seeds: pd.DataFrame) -> None
     assert at.title[0].value  # every page says what it is
     # Every table shows a missing value as a dash, never as Streamlit's word "None".
     assert all(frame.proto.placeholder == components.MISSING for frame in at.dataframe)
-    assert page not in ("papers", "links") or len(at.dataframe) > 0
+    assert page != "papers" or len(at.dataframe) > 0  # Links & code's tables are drawn once opened
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -300,6 +300,8 @@ def test_links_page_says_project_page_and_hides_the_seeds_file_hashes(
     assert_no_exception(at)
     titles = list(charts_by_title(at))
     assert "Code released, per source file" not in titles  # the seeds' hashed names split nothing
+    at.session_state[keys.LINKS_ALL_OPEN] = True  # the table of every link, drawn once opened
+    at.run()
     (links,) = [d.value for d in at.main.dataframe if "kind" in d.value.columns]
     assert "project page" in set(links["kind"]) and not any("_" in kind for kind in links["kind"])
 
@@ -309,6 +311,8 @@ def test_links_page_shows_source_files_only_when_there_are_several(monkeypatch: 
     uploader = at.sidebar.get("file_uploader")[0]
     uploader.set_value(("one.csv", LINKS_CSV, "text/csv")).run()
     assert_no_exception(at)
+    at.session_state[keys.LINKS_PROMISED_OPEN] = True
+    at.run()
     promised = [d.value for d in at.main.dataframe if "title" in d.value.columns and len(d.value) == 1]
     assert promised and "source" not in promised[-1].columns  # one file: no column repeating its name
     second = LINKS_CSV.replace(b"One,", b"Four,").replace(b"Two,", b"Five,").replace(b"Three,", b"Six,")
@@ -354,6 +358,10 @@ def test_the_repository_table_sends_one_page_and_the_download_holds_every_reposi
     monkeypatch.setattr("dashboard.ui.components.PAGE_ROWS", 4)
     at = seeds_app("links", monkeypatch)
     assert_no_exception(at)
+    labels = [b.proto.label for b in at.main.get("download_button")]
+    assert "Download 10 papers with their repository as CSV" in labels  # with the table closed too
+    at.session_state[keys.LINKS_REPOS_OPEN] = True
+    at.run()
     repositories = [d.value for d in at.main.dataframe if "repo_state" in d.value.columns]
     assert len(repositories) == 1 and len(repositories[0]) == 4
     assert any(c.value.startswith("Papers with their repository 1–4 of 10") for c in at.main.caption)
@@ -377,7 +385,9 @@ def test_the_shared_repositories_table_sends_one_page_and_a_few_titles_a_reposit
     at = seeds_app("links", monkeypatch)
     at.sidebar.get("file_uploader")[0].set_value(("shared.csv", body, "text/csv")).run()
     assert_no_exception(at)
-    assert any(h.value == "Repositories shared by several papers (3)" for h in at.main.header)
+    assert any(e.label == "Repositories shared by several papers (3)" for e in at.main.expander)
+    at.session_state[keys.LINKS_SHARED_OPEN] = True
+    at.run()
     (shared,) = [d.value for d in at.main.dataframe if "titles" in d.value.columns]
     assert list(shared["repo"]) == ["org/alpha", "org/beta"] and list(shared["papers"]) == [7, 3]
     alpha, beta = shared["titles"]

@@ -36,6 +36,8 @@ def test_repository_states_before_any_check_are_said_not_drawn() -> None:
     assert_no_exception(at)
     assert not any(t.startswith("Repository states") for t in chart_titles(at))
     assert "Not checked yet" in texts(at)
+    at.session_state[keys.LINKS_REPOS_OPEN] = True  # the table is drawn once its expander is opened
+    at.run()
     repo_tables = [df.value for df in at.main.dataframe if "repository" in df.value.columns]
     assert repo_tables, "the repository table is shown"
     assert not {"repo_stars", "repo_license", "repo_pushed_at", "days_after_year"} & set(
@@ -121,6 +123,8 @@ def test_wrapped_tables_cut_long_names_at_a_word_not_inside_it() -> None:
     """The grid breaks a word longer than its column mid-word ("Seunghyeok071 / 5/CLAMP"): every wrapped
     table's text columns are cut to their cells, with "…", before the grid sees them."""
     at = app("links")
+    at.session_state[keys.LINKS_ALL_OPEN] = True
+    at.run()
     assert_no_exception(at)
     links = next(df.value for df in at.main.dataframe if "host" in df.value.columns)
     room = (120 - tables.CELL_PADDING_PX) * 0.92  # "Host", 120 px: the narrowest text column

@@ -61,15 +61,47 @@ def test_every_chart_on_a_multi_year_corpus(monkeypatch: pytest.MonkeyPatch, cor
     at = trends_page(monkeypatch, corpus_file)
     assert not at.exception, [e.value for e in at.exception]
     headers = [s.value for s in at.header]
-    assert headers[:4] == [
-        "Topic share over time",
-        "Rising and falling terms, 2020–2021 → 2023–2024",
-        "Topic by venue",
-        "Code release over time",
-    ]
+    assert headers[:2] == ["Topic share over time", "Rising and falling terms, 2020–2021 → 2023–2024"]
+    # Below the terms, each section is an expander that says what it holds, drawn once opened.
+    labels = [e.label for e in at.main.expander]
+    assert any(label.startswith("Topic by venue (2 venues)") for label in labels), labels
+    assert "Code release over time (2020–2024)" in labels
+    assert len(at.get("plotly_chart")) == 3  # topic lines, terms, topics
+    for key in (keys.TRENDS_VENUES_OPEN, keys.TRENDS_CODE_OPEN, keys.TRENDS_PAPERS_OPEN):
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
     assert len(at.get("plotly_chart")) >= 5  # topic lines, terms, topics, venue heatmap, code release
     assert len(at.get("download_button")) >= 6  # every chart's data
     assert at.segmented_control(key=keys.TRENDS_BY).value == "year"
+
+
+def test_the_sections_below_the_terms_are_drawn_only_once_opened(
+    monkeypatch: pytest.MonkeyPatch, corpus_file: Path
+) -> None:
+    """Topic by venue, code release and the list of papers are absent on arrival, each present once its
+    expander is opened (and the others stay undrawn); the button to the Papers page is always there."""
+    at = trends_page(monkeypatch, corpus_file)
+    assert not at.exception, [e.value for e in at.exception]
+
+    def titles() -> str:
+        return " ".join(str(c.proto.spec) for c in at.get("plotly_chart"))
+
+    assert "Topic share per venue" not in titles() and "Papers with released code" not in titles()
+    assert not at.main.dataframe or all("title" not in d.value.columns for d in at.main.dataframe)
+    assert at.button(key=keys.TRENDS_OPEN_PAPERS)
+    at.session_state[keys.TRENDS_VENUES_OPEN] = True
+    at.run()
+    assert "Topic share per venue" in titles() and "Papers with released code" not in titles()
+    assert any("label" in d.value.columns for d in at.main.dataframe)  # each venue's distinctive topics
+    at.session_state[keys.TRENDS_CODE_OPEN] = True
+    at.session_state[keys.TRENDS_PAPERS_OPEN] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Papers with released code" in titles()
+    listed = next(d.value for d in at.main.dataframe if "title" in d.value.columns)
+    assert len(listed) == min(len(trend_papers(per_venue_year=30)), 200)
+    assert any(e.label.startswith("List the first 200 of these") for e in at.main.expander)
 
 
 def test_the_settings_come_from_the_url(monkeypatch: pytest.MonkeyPatch, corpus_file: Path) -> None:

@@ -134,11 +134,20 @@ elif len(state_table):
         view,
         name="repository-states",
     )
-# One page of the repositories is built and sent (a million papers link 180,000); the download has all.
-with_repo = np.flatnonzero(in_view & data.with_repository(digest, papers))
-if len(with_repo):
-    # A row per paper (papers sharing a repository have a row each): counted as papers, not repositories.
-    rows_are = "papers with their repository"
+# The tables below are drawn only while their expanders are open: drawn with every switch to the page,
+# out of sight below the charts, their grids were most of what the browser did to show the page. Each
+# label says what it holds and how many rows; the downloads stay beside them, open or not.
+INSIDE_PX = components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX  # a table's room in an expander
+HALF_INSIDE_PX = components.HALF_WIDTH_PX - components.EXPANDER_INSET_PX
+
+
+def lazy_section(label: str, key: str, icon: str) -> Any:
+    """An expander whose content the page draws only while it is open (``.open``); opening it reruns."""
+    return st.expander(label, key=key, on_change="rerun", icon=icon)
+
+
+def repository_table(with_repo: np.ndarray, rows_are: str) -> None:
+    """One page of the papers with a repository, with the repository's state (and, once checked, more)."""
     pager = f"{keys.LINKS_REPOS_FORMAT}.page.{view.filters.slug()}"
     shown_repos = components.page_of(with_repo, pager, rows_are)
     repo_rows = repos.repository_rows(papers, shown_repos, repo_keys)
@@ -168,21 +177,13 @@ if len(with_repo):
         },
         visible=10,
         wrapped=True,
+        within=INSIDE_PX,
     )
-    components.download(
-        lambda: repos.repository_rows(papers, with_repo, repo_keys),
-        view,
-        stem="repositories",
-        key=keys.LINKS_REPOS_FORMAT,
-        what=rows_are,
-        n_rows=len(with_repo),
-    )
-mark("repositories")
-waiting_rows, placeholder = repos.waiting_order(digest, generation, papers)
-waiting_rows = waiting_rows[in_view[waiting_rows]]
-st.header(f"Code promised, or a repository without code yet ({len(waiting_rows):,})")
-st.caption("Oldest papers first: the longer ago, the less likely the code is still coming.")
-if len(waiting_rows):
+
+
+def waiting_table(waiting_rows: np.ndarray, placeholder: str) -> None:
+    """One page of the papers that promise code or link a repository without code yet, oldest first."""
+    st.caption("Oldest papers first: the longer ago, the less likely the code is still coming.")
     shown_waiting = components.page_of(
         waiting_rows, f"{keys.LINKS_WAITING_PAGE}.{view.filters.slug()}", has_download=False
     )
@@ -201,13 +202,12 @@ if len(waiting_rows):
         },
         visible=8,
         wrapped=True,
+        within=INSIDE_PX,
     )
 
-mark("waiting")
-st.header(f"All links ({len(link_rows):,})")
-if not len(link_rows):
-    st.caption("These abstracts contain no links.")
-else:
+
+def links_table() -> None:
+    """One page of every link in these abstracts."""
     # Only the page shown is built and sent; the download makes every row, on click when long.
     page = components.page_rows(len(link_rows), f"{keys.LINKS_FORMAT}.page.{view.filters.slug()}", "links")
     tracker = tables.tracker_rows(link_table, papers, link_rows[page])
@@ -232,70 +232,56 @@ else:
             ),
         },
         wrapped=True,
-    )
-    components.download(
-        lambda: tables.tracker_rows(link_table, papers, link_rows),
-        view,
-        stem="links",
-        key=keys.LINKS_FORMAT,
-        what="links",
-        n_rows=len(link_rows),
+        within=INSIDE_PX,
     )
 
-mark("links")
-left, right = st.container(key=keys.LINKS_STACK_TABLES).columns(2)
-with left:
-    account_only = in_view & data.has_code_status(digest, "account_only", papers)
-    st.header(f"Account or organisation only ({int(account_only.sum()):,})")
+
+def accounts_table(account_only: np.ndarray) -> None:
+    """The account or organisation links of the papers that link no repository."""
     st.caption(
         "The paper links a user or organisation page but no repository (below: such links in the abstracts)."
     )
-    if account_only.any():
-        account_links = link_rows[
-            (link_table["kind"].to_numpy()[link_rows] == "account")
-            & account_only[link_table["row"].to_numpy()[link_rows]]
-        ]
-        accounts = tables.tracker_rows(link_table, papers, account_links)
-        components.show_table(
-            accounts[["title", "url"]].assign(url=components.safe_links(accounts["url"])),
-            {
-                "title": st.column_config.TextColumn("Paper", width=300),
-                "url": st.column_config.LinkColumn("Account", width=200),
-            },
-            visible=8,
-            wrapped=True,
-            within=components.HALF_WIDTH_PX,
-        )
-with right:
-    is_promised = in_view & data.has_code_status(digest, "promised", papers)
-    columns = ["title", "source"] if len(sources_in_view) > 1 else ["title"]  # one file: no column
-    promised_rows = np.flatnonzero(is_promised)
-    st.header(f"Code promised, no link ({len(promised_rows):,})")
-    st.caption('The abstract says code "will be released" (or similar) but gives no link.')
-    if len(promised_rows):
-        shown_promised = components.page_of(
-            promised_rows, f"{keys.LINKS_PROMISED_PAGE}.{view.filters.slug()}", has_download=False
-        )
-        promised = tables.rows_of(papers, shown_promised, columns)
-        if "source" in promised.columns:
-            promised["source"] = promised["source"].astype(str).map(view.source_names)
-        components.show_table(
-            promised,
-            {
-                "title": st.column_config.TextColumn("Paper", width=340),
-                "source": st.column_config.TextColumn("Source", width=150),
-            },
-            visible=8,
-            wrapped=True,
-            within=components.HALF_WIDTH_PX,
-        )
+    account_links = link_rows[
+        (link_table["kind"].to_numpy()[link_rows] == "account")
+        & account_only[link_table["row"].to_numpy()[link_rows]]
+    ]
+    accounts = tables.tracker_rows(link_table, papers, account_links)
+    components.show_table(
+        accounts[["title", "url"]].assign(url=components.safe_links(accounts["url"])),
+        {
+            "title": st.column_config.TextColumn("Paper", width=300),
+            "url": st.column_config.LinkColumn("Account", width=200),
+        },
+        visible=8,
+        wrapped=True,
+        within=HALF_INSIDE_PX,
+    )
 
-mark("accounts and promised")
-shared = tables.shared_repos_in_view(data.repo_groups(digest, papers), in_view)
-st.header(f"Repositories shared by several papers ({len(shared):,})")
-if not len(shared):
-    st.caption("No repository is given as the code of more than one of these papers.")
-else:
+
+def promised_table(promised_rows: np.ndarray) -> None:
+    """One page of the papers whose abstract promises code without a link."""
+    st.caption('The abstract says code "will be released" (or similar) but gives no link.')
+    columns = ["title", "source"] if len(sources_in_view) > 1 else ["title"]  # one file: no column
+    shown_promised = components.page_of(
+        promised_rows, f"{keys.LINKS_PROMISED_PAGE}.{view.filters.slug()}", has_download=False
+    )
+    promised = tables.rows_of(papers, shown_promised, columns)
+    if "source" in promised.columns:
+        promised["source"] = promised["source"].astype(str).map(view.source_names)
+    components.show_table(
+        promised,
+        {
+            "title": st.column_config.TextColumn("Paper", width=340),
+            "source": st.column_config.TextColumn("Source", width=150),
+        },
+        visible=8,
+        wrapped=True,
+        within=HALF_INSIDE_PX,
+    )
+
+
+def shared_table(shared: tables.SharedRepos) -> None:
+    """One page of the repositories given as the code of several papers, with a few of their titles."""
     # One page, and a few titles a repository: at a million papers 4,700 repositories with 22 titles
     # each were 10 MB of text a run.
     pager = f"{keys.LINKS_SHARED_PAGE}.{view.filters.slug()}"
@@ -309,4 +295,92 @@ else:
         },
         visible=8,
         wrapped=True,
+        within=INSIDE_PX,
     )
+
+
+# One page of the repositories is built and sent (a million papers link 180,000); the download has all.
+with_repo = np.flatnonzero(in_view & data.with_repository(digest, papers))
+if len(with_repo):
+    # A row per paper (papers sharing a repository have a row each): counted as papers, not repositories.
+    rows_are = "papers with their repository"
+    box = lazy_section(
+        f"Papers with their repository ({len(with_repo):,})"
+        + ("" if checked_any else ": the state of each once checked"),
+        keys.LINKS_REPOS_OPEN,
+        ":material/folder_open:",
+    )
+    if box.open:
+        with box:
+            repository_table(with_repo, rows_are)
+    components.download(
+        lambda: repos.repository_rows(papers, with_repo, repo_keys),
+        view,
+        stem="repositories",
+        key=keys.LINKS_REPOS_FORMAT,
+        what=rows_are,
+        n_rows=len(with_repo),
+    )
+mark("repositories")
+waiting_rows, placeholder = repos.waiting_order(digest, generation, papers)
+waiting_rows = waiting_rows[in_view[waiting_rows]]
+st.header("Where the code is still to come, and where the links go")
+waiting_label = f"Code promised, or a repository without code yet ({len(waiting_rows):,})"
+if len(waiting_rows):
+    box = lazy_section(waiting_label, keys.LINKS_WAITING_OPEN, ":material/hourglass:")
+    if box.open:
+        with box:
+            waiting_table(waiting_rows, placeholder)
+else:
+    st.caption(f"{waiting_label}: none among these papers.")
+
+mark("waiting")
+if not len(link_rows):
+    st.caption("All links (0): these abstracts contain no links.")
+else:
+    box = lazy_section(f"All links ({len(link_rows):,})", keys.LINKS_ALL_OPEN, ":material/link:")
+    if box.open:
+        with box:
+            links_table()
+    components.download(
+        lambda: tables.tracker_rows(link_table, papers, link_rows),
+        view,
+        stem="links",
+        key=keys.LINKS_FORMAT,
+        what="links",
+        n_rows=len(link_rows),
+    )
+
+mark("links")
+left, right = st.container(key=keys.LINKS_STACK_TABLES).columns(2)
+with left:
+    account_only = in_view & data.has_code_status(digest, "account_only", papers)
+    account_label = f"Account or organisation only ({int(account_only.sum()):,})"
+    if account_only.any():
+        box = lazy_section(account_label, keys.LINKS_ACCOUNTS_OPEN, ":material/person:")
+        if box.open:
+            with box:
+                accounts_table(account_only)
+    else:
+        st.caption(f"{account_label}: no paper links only a user or organisation page.")
+with right:
+    promised_rows = np.flatnonzero(in_view & data.has_code_status(digest, "promised", papers))
+    promised_label = f"Code promised, no link ({len(promised_rows):,})"
+    if len(promised_rows):
+        box = lazy_section(promised_label, keys.LINKS_PROMISED_OPEN, ":material/schedule:")
+        if box.open:
+            with box:
+                promised_table(promised_rows)
+    else:
+        st.caption(f'{promised_label}: no abstract says code "will be released" without a link.')
+
+mark("accounts and promised")
+shared = tables.shared_repos_in_view(data.repo_groups(digest, papers), in_view)
+shared_label = f"Repositories shared by several papers ({len(shared):,})"
+if not len(shared):
+    st.caption(f"{shared_label}: no repository is given as the code of more than one of these papers.")
+else:
+    box = lazy_section(shared_label, keys.LINKS_SHARED_OPEN, ":material/share:")
+    if box.open:
+        with box:
+            shared_table(shared)

@@ -221,7 +221,7 @@ if several_years:
             width=PERIOD_WIDTH,
         )
 st.caption(
-    "Click a point, cell or bar for its papers (listed at the bottom): it sets the year, venue and topic "
+    "Click a point, cell or bar for its papers (counted at the bottom): it sets the year, venue and topic "
     "filters of what was clicked. Each chart ignores the filters its own clicks set."
 )
 period_names = (_period_name(from_years), _period_name(to_years)) if several_years else ("", "")
@@ -423,9 +423,18 @@ if several_years:
         csv_download(term_table, f"terms_{ngram}", "rising and falling terms")
 
 mark("terms")
-# --------------------------------------------------------------------- topic by venue
-if several_venues and has_topics:
-    st.header("Topic by venue")
+
+
+# The sections below the terms are drawn only while their expanders are open: drawn with every switch to
+# the page, out of sight below the fold, their charts and grids were most of what the browser did to
+# show the page. Each label says what it holds; its downloads come with it.
+def lazy_section(label: str, key: str, icon: str) -> Any:
+    """An expander whose content the page draws only while it is open (``.open``); opening it reruns."""
+    return st.expander(label, key=key, on_change="rerun", icon=icon)
+
+
+def venue_section() -> None:
+    """Each topic's share per venue (a heatmap) and each venue's most distinctive topics."""
     heat_mask = mask_without("venue", "topic", *(("year",) if per_venue else ()))
     heat_by = "venue,year" if per_venue else "venue"
     venue_shares = trends.topic_shares(axes, heat_by, heat_mask, view.topic_names)
@@ -450,6 +459,7 @@ if several_venues and has_topics:
             "share": st.column_config.NumberColumn("Share of the venue", format="percent", width=120),
             "score": st.column_config.NumberColumn("Score", format="%.1f", width=80),
         },
+        within=components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX,
     )
     st.caption("Score: weighted log-odds of the topic in the venue against the other venues.")
     left, right = st.columns(2)
@@ -457,13 +467,10 @@ if several_venues and has_topics:
         csv_download(venue_shares, "venue_topics", "the topic shares per venue")
     with right:
         csv_download(distinctive, "venue_distinctive", "the distinctive topics")
-elif has_topics:
-    st.caption(f"Topic by venue needs two venues or more (these papers are all from {venues[0]}).")
 
-mark("venues")
-# --------------------------------------------------------------------- code release over time
-if several_years:
-    st.header("Code release over time")
+
+def code_section() -> None:
+    """The share of papers that release code, per year (and venue)."""
     release = trends.code_release(axes, by, mask_without("year", *(("venue",) if per_venue else ())))
     clickable(trend_charts.code_release_lines(release, by=by), "code_release")
     if mixed_venues:
@@ -475,10 +482,9 @@ if several_years:
         st.caption("Live repositories appear here once the repositories have been checked (`check-code`).")
     csv_download(release, "code_release", "the code release shares")
 
-mark("code release")
-# --------------------------------------------------------------------- decisions
-if trends.has_decisions(axes, mask_without("topic", "area", "year")):
-    st.header("Decisions")
+
+def decision_section() -> None:
+    """Acceptance per topic, per research area and per year."""
     st.caption(
         "Accepted: oral, spotlight, poster or accept, as a share of the papers with a known decision "
         "(reject and withdrawn count as decided, unknown does not)."
@@ -506,39 +512,93 @@ if trends.has_decisions(axes, mask_without("topic", "area", "year")):
         clickable(trend_charts.acceptance_line(by_year), "accept_year")
         csv_download(by_year, "acceptance_year", "acceptance per year")
 
+
+def papers_section(positions: np.ndarray) -> None:
+    """The first `PAPERS_LISTED` of the papers at ``positions``, as a table."""
+    # Only the listed rows and columns are read: no copy of the filtered table (all its text).
+    listed = papers.iloc[positions[:PAPERS_LISTED]]
+    table = pd.DataFrame(
+        {
+            "title": listed["title"].astype(str),
+            "venue": listed.get("venue", ""),
+            "year": listed.get("year", pd.NA),
+            "topic": listed["topic"].map(lambda t: view.topic_names.get(int(t), str(t)))
+            if has_topics
+            else "",
+            "code": listed["code_status"].astype(str).str.replace("_", " "),
+        }
+    )
+    components.show_table(
+        table,
+        {
+            "title": st.column_config.TextColumn("Title", width=380),
+            "venue": st.column_config.TextColumn("Venue", width=80),
+            "year": st.column_config.NumberColumn("Year", format="%d", width=60),
+            "topic": st.column_config.TextColumn("Topic", width=220),
+            "code": st.column_config.TextColumn("Code", width=100),
+        },
+        visible=10,
+        within=components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX,
+    )
+
+
+# --------------------------------------------------------------------- topic by venue
+if several_venues and has_topics:
+    box = lazy_section(
+        f"Topic by venue ({len(venues)} venues): each topic's share and each venue's most distinctive topics",
+        keys.TRENDS_VENUES_OPEN,
+        ":material/grid_on:",
+    )
+    if box.open:
+        with box:
+            venue_section()
+elif has_topics:
+    st.caption(f"Topic by venue needs two venues or more (these papers are all from {venues[0]}).")
+
+mark("venues")
+# --------------------------------------------------------------------- code release over time
+if several_years:
+    box = lazy_section(
+        f"Code release over time ({years[0]}–{years[-1]})", keys.TRENDS_CODE_OPEN, ":material/code:"
+    )
+    if box.open:
+        with box:
+            code_section()
+
+mark("code release")
+# --------------------------------------------------------------------- decisions
+if trends.has_decisions(axes, mask_without("topic", "area", "year")):
+    box = lazy_section(
+        "Decisions: acceptance per topic, research area and year",
+        keys.TRENDS_DECISIONS_OPEN,
+        ":material/gavel:",
+    )
+    if box.open:
+        with box:
+            decision_section()
+
 mark("decisions")
 # --------------------------------------------------------------------- the papers behind a click
 st.header("The papers")
 chosen = [name for name in ("year", "venue", "topic", "area") if getattr(view.filters, name)]
 positions = np.flatnonzero(view.mask.to_numpy(dtype=bool))
+n_listed = min(len(positions), PAPERS_LISTED)
 st.caption(
     escape_markdown(
         f"{len(positions):,} papers ({view.describe()})"
         + ("" if chosen else " · click a chart to narrow them down")
-        + (f"; the first {PAPERS_LISTED} are listed" if len(positions) > PAPERS_LISTED else "")
     )
 )
-# Only the listed rows and columns are read: no copy of the filtered table (all its text).
-listed = papers.iloc[positions[:PAPERS_LISTED]]
-table = pd.DataFrame(
-    {
-        "title": listed["title"].astype(str),
-        "venue": listed.get("venue", ""),
-        "year": listed.get("year", pd.NA),
-        "topic": listed["topic"].map(lambda t: view.topic_names.get(int(t), str(t))) if has_topics else "",
-        "code": listed["code_status"].astype(str).str.replace("_", " "),
-    }
-)
-components.show_table(
-    table,
-    {
-        "title": st.column_config.TextColumn("Title", width=380),
-        "venue": st.column_config.TextColumn("Venue", width=80),
-        "year": st.column_config.NumberColumn("Year", format="%d", width=60),
-        "topic": st.column_config.TextColumn("Topic", width=220),
-        "code": st.column_config.TextColumn("Code", width=100),
-    },
-    visible=10,
-)
+if len(positions):
+    box = lazy_section(
+        f"List the first {n_listed} of these {len(positions):,} papers"
+        if len(positions) > n_listed
+        else f"List these {len(positions):,} papers",
+        keys.TRENDS_PAPERS_OPEN,
+        ":material/list:",
+    )
+    if box.open:
+        with box:
+            papers_section(positions)
 if st.button("Open these papers on the Papers page", key=keys.TRENDS_OPEN_PAPERS, icon=":material/article:"):
     components.go_to_papers()

@@ -177,6 +177,17 @@ TRENDS_CLEAR: Final = "trends.clear_filters"
 TRENDS_CHART_PREFIX: Final = "trends.chart"  # + the chart's name: one selection state per chart
 
 TRENDS_OPEN_PAPERS: Final = "trends.open_papers"
+# Sections drawn only while their expander is open (issue 49: a page switch draws what is in sight)
+TRENDS_VENUES_OPEN: Final = "trends.venues.open"  # topic by venue
+TRENDS_CODE_OPEN: Final = "trends.code_release.open"
+TRENDS_DECISIONS_OPEN: Final = "trends.decisions.open"
+TRENDS_PAPERS_OPEN: Final = "trends.papers.open"  # the list of the papers behind a click
+LINKS_REPOS_OPEN: Final = "links.repositories.open"  # the papers with a repository and its state
+LINKS_WAITING_OPEN: Final = "links.waiting_for_code.open"
+LINKS_ALL_OPEN: Final = "links.all_links.open"
+LINKS_ACCOUNTS_OPEN: Final = "links.accounts.open"
+LINKS_PROMISED_OPEN: Final = "links.code_promised.open"
+LINKS_SHARED_OPEN: Final = "links.shared_repositories.open"
 URL_TRENDS_BY: Final = "by"  # Trends: year (all venues together) or venue,year (each venue apart)
 URL_TRENDS_SCALE: Final = "scale"  # Trends: share (default) or papers
 URL_TRENDS_FROM: Final = "from"  # Trends: the earlier year compared (default: the first half of the span)
