@@ -27,7 +27,14 @@ def clusters(n: int = 150) -> pd.DataFrame:
         xs, ys = cx + RNG.normal(0, 0.3, n), cy + RNG.normal(0, 0.3, n)
         label = "graph · message · passing" if topic == 0 else "video · diffusion · frames"
         rows += [
-            {"id": f"{topic}-{i}", "title": f"Paper {i}", "x": x, "y": y, "topic": topic, "topic_label": label}
+            {
+                "id": f"{topic}-{i}",
+                "title": f"Paper {i}",
+                "x": x,
+                "y": y,
+                "topic": topic,
+                "topic_label": label,
+            }
             for i, (x, y) in enumerate(zip(xs, ys, strict=True))
         ]
     return pd.DataFrame(rows)
@@ -94,9 +101,11 @@ def test_search_hits_are_drawn_large_outlined_and_over_the_grey_rest() -> None:
     hits, rest = papers[papers["topic"] == 1], papers[papers["topic"] == 0].assign(x=lambda t: t["x"] - 20)
     # The rest lies exactly under the hits too: the hits must be on top of it.
     under = hits[["x", "y"]]
-    fig = unlabelled(charts.paper_map(
-        hits, background=pd.concat([rest[["x", "y"]], under]), highlight=True, topic_colours=COLOURS
-    ))
+    fig = unlabelled(
+        charts.paper_map(
+            hits, background=pd.concat([rest[["x", "y"]], under]), highlight=True, topic_colours=COLOURS
+        )
+    )
     image = image_of(mapimage.map_png(fig))
     x, y = pixel_of(fig, image, *RIGHT)
     assert near(image.getpixel((x, y)), COLOURS[1], tolerance=12)  # type: ignore[arg-type]  # opaque, on top

@@ -1164,11 +1164,10 @@ def map_colour(view: View) -> str:
 
 # Above this many points drawn (the filtered papers and the grey rest, each at most `charts.MAP_POINTS`)
 # the Topics page shows the map as a picture drawn on the server (`mapimage`), and the interactive map
-# on request. The interactive map is a WebGL scatter from 2,000 points (`charts.paper_map`), and a
-# browser without a graphics card spends a second or more of processor time on one whatever it draws,
-# most of a switch to the page; below that an SVG scatter of a few thousand points is drawn in about
-# the time a page switch has (docs/performance.md has the figures).
-MAP_PICTURE_ABOVE = 5_000
+# on request. It is where `charts.paper_map` turns to WebGL: the chart's cost to a browser without a
+# graphics card grows with the points up to there and stays high above, and the picture's is a small
+# fraction of it at every size (`bench/map_picture.py`; docs/performance.md has the figures).
+MAP_PICTURE_ABOVE = 2_000
 MAP_VIEWS: dict[str, str] = {"picture": "Picture", "interactive": "Interactive"}
 
 
