@@ -2,12 +2,16 @@
 
 The tables of Links & code lie below its charts, out of sight as the page opens: each is an expander
 that says what it holds and how many rows, drawn only while open, its download beside it either way.
+The Papers table sends a first page of rows, ten of them in sight, and "Show more" adds the rest.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from support.apptest import app, assert_no_exception
+from support.apptest import app, assert_no_exception, count_line
+from support.synthetic import trend_papers
 
 from dashboard.ui import keys
 
@@ -58,3 +62,89 @@ def test_the_links_tables_are_drawn_only_once_their_expanders_are_opened() -> No
     assert len(at.main.dataframe) == len(LINK_SECTIONS)
     assert at.main.get("download_button")  # the same downloads, open or not
     assert "Download 3 links as CSV" in [b.proto.label for b in at.main.get("download_button")]
+
+
+def test_the_papers_table_sends_a_first_page_and_show_more_adds_the_rest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ten rows are in sight: a switch to Papers sends the first 100 rows, not a thousand; the count
+    line, the caption and the download still say every paper, and "Show more" adds the others."""
+    path = tmp_path / "three-hundred.jsonl"
+    trend_papers(per_venue_year=30).drop(columns=["topic"]).to_json(path, orient="records", lines=True)
+    monkeypatch.setattr("sys.argv", ["app.py", "--corpus", str(path)])
+    at = app("papers")
+    assert_no_exception(at)
+    shown, total = count_line(at)
+    assert shown == total == 300
+    assert len(at.main.dataframe[0].value) == 100
+    assert any("The first 100 of 300 papers" in c.value for c in at.main.caption)
+    assert "Download 300 papers as CSV" in [b.proto.label for b in at.main.get("download_button")]
+    (more,) = [b for b in at.main.button if b.label.startswith("Show 200 more")]
+    assert "(100 of 300 shown)" in more.label
+    more.click().run()
+    assert_no_exception(at)
+    assert len(at.main.dataframe[0].value) == 300
+
+
+def test_the_first_word_cloud_is_drawn_here_until_the_helper_is_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first visit to Terms does not start the helper process and wait for it (a forkserver and its
+    imports): it draws the cloud itself; once the helper is ready, the cloud goes there."""
+    from dashboard.server import worker
+    from dashboard.ui import data
+
+    started: list[object] = []
+
+    def no_start(*args: object, **kwargs: object) -> object:
+        started.append(args)
+        raise AssertionError("the page started the helper")
+
+    monkeypatch.setattr(worker, "_started_helper", no_start)
+    monkeypatch.setattr(worker, "helper_ready", lambda: False)
+    at = app("terms")
+    assert_no_exception(at)
+    assert at.main.get("image"), "the cloud is drawn"
+    assert not started
+    sent: list[object] = []
+    real = data.word_cloud
+
+    def to_helper(*args: object, **kwargs: object) -> object:
+        sent.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(worker, "helper_ready", lambda: True)
+    monkeypatch.setattr(worker, "in_helper", lambda job, *a, imports=(), **k: job(*a, **k))
+    monkeypatch.setattr(data, "word_cloud", to_helper)
+    at.run()
+    assert_no_exception(at)
+    assert sent and at.main.get("image")
+
+
+def test_the_helper_starts_after_at_most_a_while_however_busy_the_server() -> None:
+    """`warmup.Visits.wait_idle` waits for a pause in the runs, but not for ever: a server whose pages
+    run all the time still gets its helper."""
+    import threading
+
+    from dashboard.ui import warmup
+
+    visits = warmup.Visits()
+    with visits.run():
+        pass
+    busy = threading.Event()
+
+    def run_for_ever() -> None:
+        with visits.run():
+            busy.set()
+            threading.Event().wait(30)
+
+    threading.Thread(target=run_for_ever, daemon=True).start()
+    busy.wait(10)
+    waiter = threading.Thread(target=visits.wait_idle, args=(3600.0, 0.2), daemon=True)
+    waiter.start()
+    waiter.join(20)
+    assert not waiter.is_alive()  # returned although a run is going on and none paused for an hour
+    never = threading.Thread(target=visits.wait_idle, args=(3600.0,), daemon=True)
+    never.start()
+    never.join(0.5)
+    assert never.is_alive()  # without at_most it still waits for the pause

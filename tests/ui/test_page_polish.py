@@ -116,7 +116,7 @@ def test_a_corpus_sorted_by_citations_shows_them(corpora_dir: Path, monkeypatch:
     table = at.main.dataframe[0].value
     assert "citations" in table.columns
     cited = table["citations"].dropna()
-    assert len(cited) > 100 and cited.is_monotonic_decreasing
+    assert len(cited) >= 100 and cited.is_monotonic_decreasing  # the first page: 100 rows
 
 
 def test_wrapped_tables_cut_long_names_at_a_word_not_inside_it() -> None:

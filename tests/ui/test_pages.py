@@ -296,6 +296,9 @@ def test_tables_of_titles_and_term_lists_wrap_in_rows_four_lines_tall(
     if page == "overview":  # the method names' grid is sent once its expander is opened
         at.session_state[keys.OVERVIEW_METHODS] = True
         at = ok(at.run())
+    if page == "links":  # so is the table of every link
+        at.session_state[keys.LINKS_ALL_OPEN] = True
+        at = ok(at.run())
     tables = [d for d in at.main.dataframe if column in d.value.columns]
     assert tables, [list(d.value.columns) for d in at.main.dataframe]
     assert all(grid.proto.row_height == components.WRAPPED_ROW_PX for grid in tables)

@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard.analytics import terms
 from dashboard.figures import charts
 from dashboard.figures import images as figures
+from dashboard.server import worker
 from dashboard.ui import components, data, keys, tables
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
@@ -117,8 +118,15 @@ if cloud_kind == "distinctive":
         cloud_note = "Nothing sets these papers apart here: " + cloud_note[0].lower() + cloud_note[1:]
 if not cloud_terms:
     cloud_terms = dict(zip(frequencies["term"], frequencies["count"].astype(float), strict=True))
-# Drawn in the server's helper process while this page goes on (`data.word_cloud`), shown at its end.
-cloud = data.word_cloud(tuple(cloud_terms.items()), figures.theme_name(st.context.theme.type))
+# Drawn while this page goes on, shown at its end: in the server's helper process once it is ready
+# (`data.word_cloud`), before that in a thread here. The helper's first call starts it, and that start
+# (a forkserver importing the readers and the analysis, then the helper) held a first visit to this
+# page for a second or more; the server starts it itself once visits pause (`warmup.start_helper_after`).
+theme = figures.theme_name(st.context.theme.type)
+if worker.helper_ready():
+    cloud = data.word_cloud(tuple(cloud_terms.items()), theme)
+else:
+    cloud = data.in_background(charts.word_cloud_png, dict(cloud_terms), theme=theme)
 
 mark("frequencies")
 left, right = st.container(key=keys.TERMS_STACK).columns([2, 3])  # stacked below 1280 px

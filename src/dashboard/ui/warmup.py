@@ -92,6 +92,9 @@ MODULES = (
 THREAD_NAME = "paper-dashboard-warm-up"
 TIMINGS_PAGE = "(server start)"  # its line in a timings file (`dashboard.ui.timings`)
 HELPER_IDLE = 10.0  # seconds without a page run, after a first visit, before the helper starts
+# Seconds after a first visit's run when the helper starts even if runs never pause that long: until
+# it is ready the Terms page draws its clouds in the server's own interpreter (`app_pages/terms.py`).
+HELPER_AT_MOST = 60.0
 
 
 class Visits:
@@ -116,17 +119,26 @@ class Visits:
                 self._last_end = time.monotonic()
                 self._changed.notify_all()
 
-    def wait_idle(self, seconds: float) -> None:
-        """Return once a page run has ended and no run has happened for ``seconds``."""
+    def wait_idle(self, seconds: float, at_most: float | None = None) -> None:
+        """Return once a page run has ended and no run has happened for ``seconds``, or (given
+        ``at_most``) once ``at_most`` seconds have passed since the first run ended, busy or not."""
         with self._changed:
+            while self._last_end is None:
+                self._changed.wait()
+            deadline = None if at_most is None else time.monotonic() + at_most
             while True:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    return
                 if self._running == 0 and self._last_end is not None:
-                    left = self._last_end + seconds - time.monotonic()
+                    left = self._last_end + seconds - now
                     if left <= 0:
                         return
-                    self._changed.wait(left)
                 else:
-                    self._changed.wait()
+                    left = None
+                if deadline is not None:
+                    left = deadline - now if left is None else min(left, deadline - now)
+                self._changed.wait(left)
 
 
 VISITS = Visits()
@@ -273,9 +285,10 @@ def other_pages(digest: str, fitted: Any, papers: Any) -> None:
         _ = str(papers["id"].iloc[0]) in fitted.positions  # builds the id lookup (`components.positions_of`)
 
 
-def start_helper_after(visits: Visits, idle: float = HELPER_IDLE) -> None:
-    """Once a first visit's page run has ended and no page has run for ``idle`` seconds, start the
-    helper process that pages send short steps to (the Terms page's word cloud, `data.word_cloud`).
+def start_helper_after(visits: Visits, idle: float = HELPER_IDLE, at_most: float = HELPER_AT_MOST) -> None:
+    """Once a first visit's page run has ended and no page has run for ``idle`` seconds (or ``at_most``
+    seconds after it, however busy), start the helper process that pages send short steps to (the
+    Terms page's word cloud, `data.word_cloud`; a Terms page before then draws it itself).
 
     Started by the Terms page's first cloud instead, the helper was still importing (about 0.8 s of
     Plotly, pandas and wordcloud) when that page's first filter change came, which then drew its cloud
@@ -283,7 +296,7 @@ def start_helper_after(visits: Visits, idle: float = HELPER_IDLE) -> None:
     0.83 s at a million papers, the next two 0.35 s. Not as the server starts, nor right after a run:
     those imports would share the two processors with a visitor's browser drawing its page.
     """
-    visits.wait_idle(idle)
+    visits.wait_idle(idle, at_most)
     from dashboard.ui import data
 
     data.start_cloud_helper()
