@@ -57,6 +57,9 @@ ENV_CACHE_MAX_MB = "PAPER_DASHBOARD_CACHE_MAX_MB"
 ENV_CACHE_MIN_MB = "PAPER_DASHBOARD_CACHE_MIN_MB"
 ENV_CACHE_SMALL = "PAPER_DASHBOARD_CACHE_SMALL"
 BEHIND_NICE = 19  # a build behind a served corpus takes only the CPU nobody else wants
+# A first start's build yields to the server that shows the raw papers meanwhile (its page runs, the
+# visitor's filters), and has the processors whenever the pages are idle.
+FIRST_START_NICE = 10
 DEFAULT_MAX_BYTES = 4096 << 20
 MIN_BYTES = paper_index.SMALL_CORPUS_BYTES
 LAST_USED = ".last-used"
@@ -295,7 +298,7 @@ class Build:
     def _run(self) -> None:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            build = self.build or functools.partial(build_with_cli, log=self.log)
+            build = self.build or functools.partial(build_with_cli, log=self.log, nice=FIRST_START_NICE)
             self.entry = cached_index(self.paths, self.digest, root=self.root, build=build)
         except (CacheError, OSError) as error:
             LOG.warning("no disk cache for this corpus, analysing it in memory: %s", error)
