@@ -148,3 +148,22 @@ def test_the_helper_starts_after_at_most_a_while_however_busy_the_server() -> No
     never.start()
     never.join(0.5)
     assert never.is_alive()  # without at_most it still waits for the pause
+
+
+def test_keyword_in_context_is_drawn_once_opened_or_when_the_url_names_a_term() -> None:
+    def kwic_tables(at: object) -> list[object]:
+        return [d for d in at.main.dataframe if "match" in d.value.columns]  # type: ignore[attr-defined]
+
+    at = app("terms")
+    assert_no_exception(at)
+    (box,) = [e for e in at.main.expander if e.label.startswith("Keyword in context")]
+    assert "(or another term)" in box.label  # it names the term it would show
+    assert not kwic_tables(at) and not [w for w in at.main.text_input if w.key == keys.TERMS_KWIC]
+    at.session_state[keys.TERMS_KWIC_OPEN] = True
+    at.run()
+    assert_no_exception(at)
+    assert kwic_tables(at) and [w for w in at.main.text_input if w.key == keys.TERMS_KWIC]
+    linked = app("terms", {"term": "diffusion"})  # a shared link to a term's lines shows them at once
+    assert_no_exception(linked)
+    (table,) = kwic_tables(linked)
+    assert table.value["match"].str.lower().str.startswith("diffusion").all()  # type: ignore[attr-defined]

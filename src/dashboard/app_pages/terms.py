@@ -27,6 +27,7 @@ KWIC_SHOWN = 500  # lines of keyword in context: more than anyone reads, and the
 # cell into the Paper column, and After texts were clipped at the cell's edge.
 KWIC_WINDOW = 60
 KWIC_COLUMNS = {"title": 190, "left": 270, "match": 90, "right": 270}
+KWIC_WITHIN_PX = components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX  # the table is in an expander
 CELL_PADDING_PX = 18  # the grid's padding either side of a cell's text, and a pixel to spare
 KWIC_ORDERS = {"corpus": "Corpus order", "before": "Word before", "after": "Word after"}
 GROUP_SAMPLE = 50_000  # papers the group comparison counts at most (a seeded sample above that)
@@ -218,78 +219,100 @@ with right:
         )
 
 mark("groups")
-st.header("Keyword in context")
+# Drawn only while open (a page switch drew its table of 500 lines below the fold), and open on
+# arrival when the URL names a term: a shared link to a term's lines shows them.
 default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
 term = param(keys.URL_KWIC)
-sync_widget(keys.TERMS_KWIC, term)
-order = setting(keys.URL_KWIC_ORDER, KWIC_ORDERS, default="corpus")
-sync_widget(keys.TERMS_KWIC_ORDER, order)
-# A row that wraps, not two columns: at 1024 px a fixed share was too narrow for the three orders.
-kwic_row = st.container(horizontal=True, vertical_alignment="bottom")
-kwic_row.text_input(
-    "Term or phrase",
-    key=keys.TERMS_KWIC,
-    on_change=_on_setting,
-    args=(keys.TERMS_KWIC, keys.URL_KWIC, lambda v: (v or "").strip()[:200] or None),
-    placeholder=default_term,
+kwic_shown = (term or default_term).strip()[:60]
+kwic_box = st.expander(
+    "Keyword in context: every occurrence of "
+    + (f"“{escape_markdown(kwic_shown)}” (or another term)" if kwic_shown else "a term")
+    + ", with the words around it",
+    key=keys.TERMS_KWIC_OPEN,
+    on_change="rerun",
+    expanded=bool(term or param(keys.URL_KWIC_ORDER)),
+    icon=":material/format_quote:",
 )
-kwic_row.segmented_control(
-    "Sort by",
-    list(KWIC_ORDERS),
-    format_func=lambda o: KWIC_ORDERS[o],
-    key=keys.TERMS_KWIC_ORDER,
-    on_change=_on_setting,
-    args=(keys.TERMS_KWIC_ORDER, keys.URL_KWIC_ORDER, lambda v: None if v in (None, "corpus") else v),
-    width="content",
-)
-term = (term or default_term).strip()
-if term:
-    # Abstracts are read in corpus order only until the lines to show are found (one more says
-    # whether there are others): copying every filtered abstract took seconds at a million papers.
-    found = terms.keyword_in_context(
-        terms.texts_at(view.papers["abstract_clean"], view.mask.to_numpy()),
-        term,
-        width=KWIC_WINDOW,
-        limit=KWIC_SHOWN + 1,
-    )
-    lines = terms.kwic_sorted(found.head(KWIC_SHOWN), order)
-    sorted_by = "in corpus order" if order == "corpus" else f"sorted by the {KWIC_ORDERS[order].lower()}"
-    if len(found) > KWIC_SHOWN:
-        # "The first" are always the first in corpus order: said once, where another order sorts them.
-        first = "" if order == "corpus" else " (the first in corpus order)"
-        st.caption(
-            escape_markdown(
-                f'The first {KWIC_SHOWN:,} of more than {KWIC_SHOWN:,} occurrences of "{term}" '
-                f"in the filtered papers{first}, {sorted_by}"
+if kwic_box.open:
+    with kwic_box:
+        sync_widget(keys.TERMS_KWIC, term)
+        order = setting(keys.URL_KWIC_ORDER, KWIC_ORDERS, default="corpus")
+        sync_widget(keys.TERMS_KWIC_ORDER, order)
+        # A row that wraps, not two columns: at 1024 px a fixed share was too narrow for the three orders.
+        kwic_row = st.container(horizontal=True, vertical_alignment="bottom")
+        kwic_row.text_input(
+            "Term or phrase",
+            key=keys.TERMS_KWIC,
+            on_change=_on_setting,
+            args=(keys.TERMS_KWIC, keys.URL_KWIC, lambda v: (v or "").strip()[:200] or None),
+            placeholder=default_term,
+        )
+        kwic_row.segmented_control(
+            "Sort by",
+            list(KWIC_ORDERS),
+            format_func=lambda o: KWIC_ORDERS[o],
+            key=keys.TERMS_KWIC_ORDER,
+            on_change=_on_setting,
+            args=(keys.TERMS_KWIC_ORDER, keys.URL_KWIC_ORDER, lambda v: None if v in (None, "corpus") else v),
+            width="content",
+        )
+        term = (term or default_term).strip()
+        if term:
+            # Abstracts are read in corpus order only until the lines to show are found (one more says
+            # whether there are others): copying every filtered abstract took seconds at a million papers.
+            found = terms.keyword_in_context(
+                terms.texts_at(view.papers["abstract_clean"], view.mask.to_numpy()),
+                term,
+                width=KWIC_WINDOW,
+                limit=KWIC_SHOWN + 1,
             )
-        )
-    else:
-        st.caption(
-            escape_markdown(f'{len(lines):,} occurrences of "{term}" in the filtered papers, {sorted_by}')
-        )
-    if len(lines):
-        room = {
-            name: width - CELL_PADDING_PX
-            for name, width in tables.fit_widths(KWIC_COLUMNS, components.PAGE_WIDTH_PX).items()
-        }
-        titles = view.papers["title"].iloc[lines["id"].to_numpy()].astype(str)
-        fitted = pd.DataFrame(
-            {
-                "title": [terms.fit_width(t, room["title"]) for t in titles],
-                "left": [terms.fit_width(t, room["left"], keep="end") for t in lines["left"]],
-                "match": lines["match"].to_numpy(),
-                "right": [terms.fit_width(t, room["right"]) for t in lines["right"]],
-            }
-        )
-        components.show_table(
-            fitted,
-            {
-                "title": st.column_config.TextColumn("Paper", width=KWIC_COLUMNS["title"]),
-                "left": st.column_config.TextColumn("Before", width=KWIC_COLUMNS["left"], alignment="right"),
-                "match": st.column_config.TextColumn("Term", width=KWIC_COLUMNS["match"], alignment="center"),
-                "right": st.column_config.TextColumn("After", width=KWIC_COLUMNS["right"]),
-            },
-        )
+            lines = terms.kwic_sorted(found.head(KWIC_SHOWN), order)
+            sorted_by = (
+                "in corpus order" if order == "corpus" else f"sorted by the {KWIC_ORDERS[order].lower()}"
+            )
+            if len(found) > KWIC_SHOWN:
+                # "The first" are always the first in corpus order: said once, where another order sorts them.
+                first = "" if order == "corpus" else " (the first in corpus order)"
+                st.caption(
+                    escape_markdown(
+                        f'The first {KWIC_SHOWN:,} of more than {KWIC_SHOWN:,} occurrences of "{term}" '
+                        f"in the filtered papers{first}, {sorted_by}"
+                    )
+                )
+            else:
+                st.caption(
+                    escape_markdown(
+                        f'{len(lines):,} occurrences of "{term}" in the filtered papers, {sorted_by}'
+                    )
+                )
+            if len(lines):
+                room = {
+                    name: width - CELL_PADDING_PX
+                    for name, width in tables.fit_widths(KWIC_COLUMNS, KWIC_WITHIN_PX).items()
+                }
+                titles = view.papers["title"].iloc[lines["id"].to_numpy()].astype(str)
+                fitted = pd.DataFrame(
+                    {
+                        "title": [terms.fit_width(t, room["title"]) for t in titles],
+                        "left": [terms.fit_width(t, room["left"], keep="end") for t in lines["left"]],
+                        "match": lines["match"].to_numpy(),
+                        "right": [terms.fit_width(t, room["right"]) for t in lines["right"]],
+                    }
+                )
+                components.show_table(
+                    fitted,
+                    {
+                        "title": st.column_config.TextColumn("Paper", width=KWIC_COLUMNS["title"]),
+                        "left": st.column_config.TextColumn(
+                            "Before", width=KWIC_COLUMNS["left"], alignment="right"
+                        ),
+                        "match": st.column_config.TextColumn(
+                            "Term", width=KWIC_COLUMNS["match"], alignment="center"
+                        ),
+                        "right": st.column_config.TextColumn("After", width=KWIC_COLUMNS["right"]),
+                    },
+                    within=KWIC_WITHIN_PX,
+                )
 
 mark("keyword in context")
 # The cloud last: its place is beside the chart, and the helper process drawing it (`data.word_cloud`)

@@ -188,6 +188,7 @@ LINKS_ALL_OPEN: Final = "links.all_links.open"
 LINKS_ACCOUNTS_OPEN: Final = "links.accounts.open"
 LINKS_PROMISED_OPEN: Final = "links.code_promised.open"
 LINKS_SHARED_OPEN: Final = "links.shared_repositories.open"
+TERMS_KWIC_OPEN: Final = "terms.kwic.open"  # keyword in context (open on arrival when the URL names a term)
 URL_TRENDS_BY: Final = "by"  # Trends: year (all venues together) or venue,year (each venue apart)
 URL_TRENDS_SCALE: Final = "scale"  # Trends: share (default) or papers
 URL_TRENDS_FROM: Final = "from"  # Trends: the earlier year compared (default: the first half of the span)
