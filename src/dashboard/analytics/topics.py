@@ -53,7 +53,7 @@ from dashboard.analytics.hierarchy import make_labels, mass_scores, top_terms
 from dashboard.analytics.representations import DEFAULT_REPRESENTATION
 from dashboard.analytics.representations import get as get_representation
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
-from dashboard.text.tokens import make_vectorizer, min_df_for, scan
+from dashboard.text.tokens import CountedTexts, make_vectorizer, min_df_for, scan
 
 METHODS: tuple[str, ...] = ("kmeans", "nmf", "lda")
 MAX_TOPICS = 60  # more than this is not readable in a dashboard, whatever the corpus size
@@ -250,11 +250,25 @@ class TopicModel:
         self.representation = representation
 
     # -- the pipeline, step by step -------------------------------------------------------------------
-    def fit(self, texts: Sequence[str], y: object = None, *, vectors: np.ndarray | None = None) -> TopicModel:
+    def fit(
+        self,
+        texts: Sequence[str] | None,
+        y: object = None,
+        *,
+        vectors: np.ndarray | None = None,
+        counts: CountedTexts | None = None,
+        area_scores: np.ndarray | None = None,
+    ) -> TopicModel:
         """Fit topics to ``texts`` (a list or Series of abstracts).
 
         ``vectors`` (one row per text) are the papers' embeddings for a representation that needs them
         (``representation="minilm"``); the default (LSA) computes its own.
+
+        ``counts`` (the texts' 1-2-gram counts, `tokens.CountedTexts`) and ``area_scores`` (their
+        `areas.area_scores` with this model's taxonomy) are what an earlier pass over the same texts
+        counted (the index build's count map): given, the texts are not read (``texts`` may be None) and
+        the model is the one the texts give. Not for ``method="lda"``, which counts the texts itself;
+        `tokens.NoTermsLeft` when no term survives (the texts' own path then keeps stop words).
         """
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
@@ -266,13 +280,17 @@ class TopicModel:
             )
         self.representation_ = space.name
         self.guidance_ = float(self.guidance or 0.0) * space.guidance
+        if counts is not None and (self.method == "lda" or (self.guidance_ and area_scores is None)):
+            raise ValueError("fit(counts=...) needs area_scores= (with guidance) and a method other than lda")
+        if counts is None and texts is None:
+            raise ValueError("fit needs the texts, or their counts")
         # Scanned once: TF-IDF, the area rules and LDA's counts all read the same terms.
-        scanned = [scan(str(t)) for t in texts]
-        n_docs = len(scanned)
-        self.tfidf_ = self._fit_tfidf(scanned)
+        scanned = [scan(str(t)) for t in texts] if counts is None and texts is not None else None
+        n_docs = counts.counts.shape[0] if counts is not None else len(scanned or [])
+        self.tfidf_ = self._fit_tfidf(scanned, counts)
         self.lsa_ = self._fit_lsa(self.tfidf_)
         self.vectors_ = space.base(self.lsa_, vectors) if space.name != "lsa" else self.lsa_
-        self.embedding_ = self._embed(scanned, self.vectors_)
+        self.embedding_ = self._embed(scanned, self.vectors_, area_scores)
         # Duplicate abstracts are one point to a clustering: never ask for more topics than points.
         n_points = min(n_docs, len(np.unique(np.round(self.embedding_[self._fit_rows], 5), axis=0)))
         self.k_scores_ = self._auto_k_table(n_points) if self.n_topics == "auto" else None
@@ -285,8 +303,8 @@ class TopicModel:
         self._describe(clustering, k)
         return self
 
-    def _fit_tfidf(self, texts: list[list[str]]) -> sp.csr_matrix:
-        n_docs = len(texts)
+    def _fit_tfidf(self, texts: list[list[str]] | None, counts: CountedTexts | None = None) -> sp.csr_matrix:
+        n_docs = counts.counts.shape[0] if counts is not None else len(texts or [])
         min_df = self.min_df if self.min_df is not None else min_df_for(n_docs)
         # A tiny corpus cannot drop terms used by half the papers: those may be all the terms it has.
         max_df = self.max_df if n_docs >= 20 else 1.0
@@ -298,8 +316,13 @@ class TopicModel:
             max_features=self.max_features,
         )
         try:
-            matrix = self.vectorizer_.fit_transform(texts)
+            if counts is None:
+                matrix = self.vectorizer_.fit_transform(texts)
+            else:
+                matrix = counts.fit_tfidf(self.vectorizer_)
         except ValueError:  # no term survives (empty texts, or only stop words)
+            if counts is not None:
+                raise  # counts hold no stop words: the caller fits the texts
             self.vectorizer_ = make_vectorizer("tfidf", ngram_range=self.ngram_range, stop_words=False)
             try:
                 matrix = self.vectorizer_.fit_transform(texts)
@@ -323,19 +346,21 @@ class TopicModel:
         svd = TruncatedSVD(dims, algorithm="randomized", random_state=self.random_state)
         return normalize(svd.fit_transform(tfidf).astype(np.float32))
 
-    def _guide(self, texts: list[list[str]]) -> np.ndarray | None:
+    def _guide(self, texts: list[list[str]] | None, scores: np.ndarray | None = None) -> np.ndarray | None:
         self.area_scores_ = None
         if not self.guidance_:
             return None
         taxonomy = self.taxonomy or load_taxonomy()
-        self.area_scores_ = area_scores(texts, taxonomy)
+        self.area_scores_ = scores if scores is not None else area_scores(texts or [], taxonomy)
         # Square root: two mentions of a strong phrase should not outweigh the text four to one.
         return self.guidance_ * normalize(np.sqrt(self.area_scores_))
 
-    def _embed(self, texts: list[list[str]], vectors: np.ndarray) -> np.ndarray:
-        guide = self._guide(texts)
+    def _embed(
+        self, texts: list[list[str]] | None, vectors: np.ndarray, scores: np.ndarray | None = None
+    ) -> np.ndarray:
+        guide = self._guide(texts, scores)
         base = (normalize(np.hstack([vectors, guide])) if guide is not None else vectors).astype(np.float32)
-        self._fit_rows = self._sample_rows(len(texts))
+        self._fit_rows = self._sample_rows(len(vectors))
         self.neighbours_: sp.csr_matrix | None = None
         if self.smoothing_steps and self.n_neighbors:
             sub = base[self._fit_rows]

@@ -134,6 +134,7 @@ from dashboard.system.cores import usable_cores
 
 if TYPE_CHECKING:  # building needs scikit-learn; opening an index does not (a faster app start)
     from dashboard.analytics.topics import TopicModel
+    from dashboard.text.tokens import CountedTexts
 
 
 def _taxonomy_text(taxonomy: str | Path | None) -> tuple[str, str]:
@@ -270,8 +271,14 @@ def _vocabularies(parts: list[Part], n_papers: int) -> dict[int, pa.Array]:
 def _fit(
     parts: list[Part], n_papers: int, settings: dict[str, Any], taxonomy: Taxonomy
 ) -> tuple[TopicModel, np.ndarray]:
-    """Step 2: the topic model on a seeded sample (all papers up to fit_size), as `analyze` fits it."""
+    """Step 2: the topic model on a seeded sample (all papers up to fit_size), as `analyze` fits it.
+
+    The sample's texts are not read again: the count map has counted their terms and area scores
+    (`_sample_counts`), and the model fitted on those is the one the texts give (the same TF-IDF to the
+    bit, `tokens.CountedTexts`). Only a sample whose every term is a stop word is fitted on its texts.
+    """
     from dashboard.analytics.topics import TopicModel
+    from dashboard.text.tokens import NoTermsLeft
 
     fit_size = int(settings["fit_size"])
     if n_papers <= fit_size:
@@ -279,14 +286,39 @@ def _fit(
     else:
         rng = np.random.default_rng(settings["random_state"])
         rows = np.sort(rng.choice(n_papers, fit_size, replace=False))
-    sample = _read_rows(parts, rows, _TEXT_COLUMNS)
-    model = TopicModel(
-        n_topics=settings["n_topics"],
-        method="kmeans",
-        random_state=settings["random_state"],
-        taxonomy=taxonomy,
-    ).fit(paper_texts(sample))
-    return model, rows
+
+    def model() -> TopicModel:
+        return TopicModel(
+            n_topics=settings["n_topics"],
+            method="kmeans",
+            random_state=settings["random_state"],
+            taxonomy=taxonomy,
+        )
+
+    counted, scores = _sample_counts(parts, rows)
+    try:
+        return model().fit(None, counts=counted, area_scores=scores), rows
+    except NoTermsLeft:
+        return model().fit(paper_texts(_read_rows(parts, rows, _TEXT_COLUMNS))), rows
+
+
+def _sample_counts(parts: list[Part], rows: np.ndarray) -> tuple[CountedTexts, np.ndarray]:
+    """The fit sample's topic-text counts and area scores, from the count map's files of each partition."""
+    from dashboard.index import steps as indexing
+
+    blocks = []
+    scores = []
+    start = 0
+    for part in parts:
+        local = rows[(rows >= start) & (rows < start + part.rows)] - start
+        start += part.rows
+        if not len(local):
+            continue
+        vocabulary = read_arrow(part.directory / "vocabulary.arrow").column("term").combine_chunks()
+        counts = _load_npz(part.directory / "topic_counts.npz")
+        blocks.append((vocabulary, counts[local]))
+        scores.append(np.load(part.directory / "area_scores.npy")[local])
+    return indexing.counted_sample(blocks), np.concatenate(scores)
 
 
 def _merge_words(parts: list[Part], out: Path) -> dict[str, Any]:
@@ -418,18 +450,20 @@ def build_index(
         n_papers = sum(p.rows for p in parts)
         if n_papers < 2:
             raise IndexBuildError(f"{n_papers} papers read ({report.summary()}): an index needs at least two")
-        ids = _unique_ids(parts, report)
-        _report_duplicate_abstracts(parts, report)
-        # The count map runs in the workers while this process fits the topic model.
+        # The count map runs in the workers while this process checks ids and abstracts; the topic
+        # model is then fitted on what the map counted (each text is read and tokenised once).
         maps.start_counting(parts, tax_text, tax_name)
         say(
             f"{stages.COUNT.opening} of {n_papers:,} papers; "
             f"fitting topics on {min(n_papers, fit_size):,} of them",
             finished=stages.READ.phase,
         )
+        ids = _unique_ids(parts, report)
+        _report_duplicate_abstracts(parts, report)
+        maps.finish_counting()
         with one_thread():
             model, fit_rows = _fit(parts, n_papers, settings, tax)
-        maps.finish_counting()
+        maps.finish_words()
         say(stages.WRITE.opening, finished=stages.COUNT.phase)
         with one_thread():
             manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)

@@ -219,11 +219,15 @@ class DaskMaps:
         from distributed import as_completed
 
         files = [(n, item) for n, item in enumerate(items) if not isinstance(item, corpus.FileReport)]
+        # Fewer files than workers: cut each into a partition per worker, so all of them count.
+        workers = len(self.client.scheduler_info().get("workers", {}))
+        pieces = workers if len(files) < workers else 1
         futures = {
             self.client.submit(
                 read_partitions,
                 str(item),
                 partition_size,
+                pieces,
                 key=self._key("read", f"{n:05d}"),
                 retries=self.retries,
             ): (n, item)
@@ -277,6 +281,9 @@ class DaskMaps:
                 (part.directory / name).write_bytes(data)
             if done == len(parts) or done % max(1, len(parts) // 10) == 0:
                 self.say(f"  counted {done}/{len(parts)} partitions")
+
+    def finish_words(self) -> None:
+        """Nothing to wait for: each count task here indexes its partition's search words as well."""
 
     def assign(self, parts: list[Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:
         """Step 3: an assign task per partition (where its counts are); results yielded in order."""

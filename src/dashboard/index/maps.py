@@ -48,11 +48,14 @@ def partition_name(name: str, source: str, first_row: int, rows: int) -> str:
     return f"partition {name} (papers {first_row + 1:,}-{first_row + rows:,} of {source})"
 
 
-def read_partitions(source: str, partition_size: int) -> tuple[dict[str, Any], list[tuple[bytes, int]]]:
+def read_partitions(
+    source: str, partition_size: int, pieces: int = 1
+) -> tuple[dict[str, Any], list[tuple[bytes, int]]]:
     """Map step 0 for one file (a path or fsspec URL): load it, cut its table into partitions.
 
-    Returns the file's load report (as a dict) and each partition's paper table as Arrow IPC bytes with
-    its number of papers.
+    Partitions hold at most ``partition_size`` papers, and the file is cut into at least ``pieces`` of
+    them (so that a build of one file keeps every worker counting). Returns the file's load report (as a
+    dict) and each partition's paper table as Arrow IPC bytes with its number of papers.
     """
     from dashboard.index import locations
 
@@ -61,18 +64,19 @@ def read_partitions(source: str, partition_size: int) -> tuple[dict[str, Any], l
             result = corpus.load([path])
         report = dataclasses.asdict(result.report.files[0]) if result.report.files else {}
         papers = result.papers
-        starts = range(0, len(papers), partition_size)
-        chunks = (papers.iloc[start : start + partition_size] for start in starts)
+        size = max(1, min(partition_size, -(-len(papers) // max(1, pieces))))
+        starts = range(0, len(papers), size)
+        chunks = (papers.iloc[start : start + size] for start in starts)
         tables = [(_arrow_bytes(table_to_arrow(chunk)), len(chunk)) for chunk in chunks]
     except Exception as error:
         raise IndexBuildError(f"reading {source} failed: {type(error).__name__}: {error}") from error
     return report, tables
 
 
-def _read_file(task: tuple[str, int, str, int]) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+def _read_file(task: tuple[str, int, str, int, int]) -> tuple[dict[str, Any], list[tuple[str, int]]]:
     """Map step 0 in a local worker process: `read_partitions`, each partition written to its folder."""
-    path, number, work, partition_size = task
-    report, tables = read_partitions(path, partition_size)
+    path, number, work, partition_size, pieces = task
+    report, tables = read_partitions(path, partition_size, pieces)
     parts = []
     for chunk, (table, rows) in enumerate(tables):
         directory = Path(work) / f"{number:05d}-{chunk:04d}"
@@ -86,41 +90,81 @@ def _read_file(task: tuple[str, int, str, int]) -> tuple[dict[str, Any], list[tu
 COUNT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "method_names", "has_abstract"]
 
 
-def count_files(papers_arrow: bytes, taxonomy_text: str, taxonomy_name: str, where: str) -> dict[str, bytes]:
+def _count_columns(papers_arrow: bytes) -> Any:
+    table = pa.ipc.open_file(pa.BufferReader(papers_arrow)).read_all()
+    return arrow_to_table(table.select([c for c in COUNT_COLUMNS if c in table.column_names]))
+
+
+def count_files(
+    papers_arrow: bytes, taxonomy_text: str, taxonomy_name: str, where: str, words: bool = True
+) -> dict[str, bytes]:
     """Map step 1 for one partition (its paper table as Arrow IPC bytes): the files of what it learnt.
 
     The same bytes whoever runs it (a local worker process writes them to the partition's folder, a
-    Dask worker returns them); a failure names the partition (``where``).
+    Dask worker returns them); a failure names the partition (``where``). ``words=False`` leaves out
+    the search words' files (`word_files` makes them).
     """
     from dashboard.index import steps as indexing  # scikit-learn only when building
 
     try:
-        table = pa.ipc.open_file(pa.BufferReader(papers_arrow)).read_all()
-        papers = arrow_to_table(table.select([c for c in COUNT_COLUMNS if c in table.column_names]))
-        counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name))
-        return {
+        papers = _count_columns(papers_arrow)
+        counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name), words=words)
+        files = {
             "vocabulary.arrow": _arrow_bytes(pa.table({"term": pa.array(counts.vocabulary, type=_STR)})),
             "abstract_counts.npz": _npz_bytes(counts.abstract_counts),
             "topic_counts.npz": _npz_bytes(counts.topic_counts),
             "area_scores.npy": _npy_bytes(counts.area_scores),
-            "words.arrow": _arrow_bytes(pa.table({"word": counts.words.words})),
-            "postings.npz": _npy_bytes(
-                indptr=counts.words.indptr,
-                indices=counts.words.indices,
-                tf=np.asarray(counts.words.tf),
-                lengths=np.asarray(counts.words.lengths),
-            ),
-            "odd_rows.npy": _npy_bytes(counts.words.odd_rows),
         }
+        if counts.words is not None:
+            files.update(_word_index_files(counts.words))
+        return files
     except Exception as error:
         raise IndexBuildError(f"counting {where} failed: {type(error).__name__}: {error}") from error
 
 
-def _count_part(task: tuple[str, str, str, str]) -> None:
+def word_files(papers_arrow: bytes, where: str) -> dict[str, bytes]:
+    """The search words' files of one partition (the part of `count_files` that ``words=False`` skips)."""
+    from dashboard.filters import search_text
+    from dashboard.search.wordindex import WordIndex
+
+    try:
+        return _word_index_files(WordIndex.build(search_text(_count_columns(papers_arrow))))
+    except Exception as error:
+        raise IndexBuildError(
+            f"indexing the words of {where} failed: {type(error).__name__}: {error}"
+        ) from error
+
+
+def _word_index_files(words: Any) -> dict[str, bytes]:
+    return {
+        "words.arrow": _arrow_bytes(pa.table({"word": words.words})),
+        "postings.npz": _npy_bytes(
+            indptr=words.indptr,
+            indices=words.indices,
+            tf=np.asarray(words.tf),
+            lengths=np.asarray(words.lengths),
+        ),
+        "odd_rows.npy": _npy_bytes(words.odd_rows),
+    }
+
+
+def _warm() -> None:
+    """Import what the count step needs (a second or two per worker process, better spent early)."""
+    from dashboard.index import steps  # noqa: F401
+
+
+def _count_part(task: tuple[str, str, str, str], words: bool = True) -> None:
     """Map step 1 in a local worker process: `count_files` of one partition, written to its folder."""
     directory = Path(task[0])
-    files = count_files((directory / "papers.arrow").read_bytes(), task[1], task[2], task[3])
+    files = count_files((directory / "papers.arrow").read_bytes(), task[1], task[2], task[3], words)
     for name, data in files.items():
+        (directory / name).write_bytes(data)
+
+
+def _words_part(task: tuple[str, str, str, str]) -> None:
+    """`word_files` of one partition in a local worker process, written to its folder."""
+    directory = Path(task[0])
+    for name, data in word_files((directory / "papers.arrow").read_bytes(), task[3]).items():
         (directory / name).write_bytes(data)
 
 
@@ -228,43 +272,60 @@ class LocalMaps:
             if workers > 1
             else None
         )
+        self.workers = workers
         self.counting: list[Any] = []
+        self.indexing: list[Any] = []
+        self.warming: list[Any] = []
         self.tasks: list[tuple[str, str, str, str]] = []
 
     def read(
         self, items: Sequence[Any], work: Path, partition_size: int
     ) -> tuple[corpus.LoadReport, list[Part]]:
         """Step 0 for every file: the load report and the partitions, written under ``work``."""
+        files = [item for item in items if not isinstance(item, corpus.FileReport)]
+        # Fewer files than workers: cut each into a partition per worker, so all of them count.
+        pieces = self.workers if len(files) < self.workers else 1
         tasks = [
-            (str(item), number, str(work), partition_size)
+            (str(item), number, str(work), partition_size, pieces)
             for number, item in enumerate(items)
             if not isinstance(item, corpus.FileReport)
         ]
         if self.pool is not None and len(tasks) > 1:
             results = list(self.pool.map(_read_file, tasks))
         else:
+            if self.pool is not None:  # the workers start (and import the count step) while this reads
+                self.warming = [self.pool.submit(_warm) for _ in range(self.workers)]
             results = [_read_file(task) for task in tasks]
         found = [[(Path(directory), rows) for directory, rows in item_parts] for _, item_parts in results]
         return collect_reads(items, [report for report, _ in results], found)
 
     def start_counting(self, parts: list[Part], taxonomy_text: str, taxonomy_name: str) -> None:
-        """Step 1 starts in the workers (so this process can fit meanwhile)."""
+        """Step 1 starts in the workers: the counts the fit needs first, then the search words (indexed
+        while this process fits)."""
         self.tasks = [(str(p.directory), taxonomy_text, taxonomy_name, p.where) for p in parts]
         if self.pool is not None:
-            self.counting = [self.pool.submit(_count_part, task) for task in self.tasks]
+            self.counting = [self.pool.submit(_count_part, task, False) for task in self.tasks]
+            self.indexing = [self.pool.submit(_words_part, task) for task in self.tasks]
 
     def finish_counting(self) -> None:
-        """Step 1 done: every partition's count files are in its folder, and the workers are stopped.
-
-        Everything after the count runs in this process (`assign` included); a worker left idle kept
-        the memory of its last partition through the map and the writes, where the build's peak is.
-        """
+        """Step 1's counts done: every partition's term counts and area scores are in its folder."""
         if self.pool is None:
             for task in self.tasks:
                 _count_part(task)
         for future in self.counting:
             future.result()
         self.counting = []
+
+    def finish_words(self) -> None:
+        """Step 1 done: the search words' files are in each partition's folder too, and the workers
+        are stopped.
+
+        Everything after the count runs in this process (`assign` included); a worker left idle kept
+        the memory of its last partition through the map and the writes, where the build's peak is.
+        """
+        for future in self.indexing:
+            future.result()
+        self.indexing = []
         self.close()
 
     def assign(self, parts: list[Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:

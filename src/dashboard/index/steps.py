@@ -41,12 +41,13 @@ from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
 from dashboard.analytics.topics import TopicModel, gram_lsa
 from dashboard.filters import search_text
 from dashboard.search.wordindex import WordIndex
-from dashboard.text.tokens import ngrams_of_scan, scan
+from dashboard.text.tokens import CountedTexts, ngrams_of_scan, scan
 
 __all__ = [
     "PartitionCounts",
     "TopicTransform",
     "count_partition",
+    "counted_sample",
     "load_taxonomy",
     "lsa_projection",
     "remap_columns",
@@ -77,7 +78,7 @@ class PartitionCounts:
     abstract_counts: sp.csr_matrix  # papers x vocabulary: 1-3-grams of the abstract (Terms page)
     topic_counts: sp.csr_matrix  # papers x vocabulary: 1-2-grams of title + abstract (TF-IDF input)
     area_scores: np.ndarray  # papers x areas (float32)
-    words: WordIndex  # search words
+    words: WordIndex | None  # search words (None when counted apart: `count_partition(words=False)`)
 
 
 def _topic_scan(title: str, title_is_derived: bool, abstract: str) -> tuple[list[str], list[str]]:
@@ -86,10 +87,12 @@ def _topic_scan(title: str, title_is_derived: bool, abstract: str) -> tuple[list
     return (scan(title) if use_title else []), scan(abstract)
 
 
-def count_partition(papers: pd.DataFrame, taxonomy: Taxonomy) -> PartitionCounts:
+def count_partition(papers: pd.DataFrame, taxonomy: Taxonomy, *, words: bool = True) -> PartitionCounts:
     """Map step 1: scan each paper once and count everything later steps need.
 
-    ``papers`` needs ``title``, ``title_is_derived``, ``abstract_clean`` and ``method_names``.
+    ``papers`` needs ``title``, ``title_is_derived``, ``abstract_clean`` and ``method_names``. The
+    search words have their own tokens (`filters.search_text`); ``words=False`` leaves them out, for a
+    build that indexes them in another task while the topic model is fitted.
     """
     vocabulary: dict[str, int] = {}
     lookup = vocabulary.setdefault
@@ -111,19 +114,26 @@ def count_partition(papers: pd.DataFrame, taxonomy: Taxonomy) -> PartitionCounts
         ids = [lookup(gram, len(vocabulary)) for gram in grams]
         abstract_ids.extend(ids)
         abstract_ptr.append(len(abstract_ids))
-        # The topic text is "title. abstract": the full stop breaks phrases, so its n-grams are the
-        # title's and the abstract's 1-2-grams.
-        topic_ids.extend(lookup(gram, len(vocabulary)) for gram in ngrams_of_scan(title_terms, (1, 2)))
-        topic_ids.extend(i for i, gram in zip(ids, grams, strict=True) if gram.count(" ") < 2)
+        if title_terms and "$" in title:
+            # A formula can run from the title into the abstract: scan the topic text as one, as
+            # `analysis.paper_texts` gives it to the topic model.
+            joined = scan(f"{title}. {abstract}")
+            topic_ids.extend(lookup(gram, len(vocabulary)) for gram in ngrams_of_scan(joined, (1, 2)))
+            scans.append(joined)
+        else:
+            # The topic text is "title. abstract": the full stop breaks phrases, so its n-grams are the
+            # title's and the abstract's 1-2-grams, in that order.
+            topic_ids.extend(lookup(gram, len(vocabulary)) for gram in ngrams_of_scan(title_terms, (1, 2)))
+            topic_ids.extend(i for i, gram in zip(ids, grams, strict=True) if gram.count(" ") < 2)
+            scans.append([*title_terms, "", *abstract_terms] if title_terms else abstract_terms)
         topic_ptr.append(len(topic_ids))
-        scans.append([*title_terms, "", *abstract_terms] if title_terms else abstract_terms)
     shape = (len(abstracts), len(vocabulary))
     return PartitionCounts(
         vocabulary=list(vocabulary),
         abstract_counts=_counts(abstract_ids, abstract_ptr, shape),
-        topic_counts=_counts(topic_ids, topic_ptr, shape),
+        topic_counts=_counts_in_order(topic_ids, topic_ptr, shape),
         area_scores=area_scores(scans, taxonomy).astype(np.float32),
-        words=WordIndex.build(search_text(papers)),
+        words=WordIndex.build(search_text(papers)) if words else None,
     )
 
 
@@ -134,6 +144,69 @@ def _counts(ids: list[int], indptr: list[int], shape: tuple[int, int]) -> sp.csr
     )
     matrix.sum_duplicates()  # one entry per (paper, term), counts summed, columns sorted
     return matrix
+
+
+def _counts_in_order(ids: list[int], indptr: list[int], shape: tuple[int, int]) -> sp.csr_matrix:
+    """Like `_counts`, but each row's terms in the order they first appear in its text (what the topic
+    fit needs to number terms as a vectoriser reading the texts would: `counted_sample`)."""
+    n_rows, width = shape
+    columns = np.asarray(ids, dtype=np.int64)
+    lengths: np.ndarray = np.diff(np.asarray(indptr, dtype=np.int64))
+    rows = np.repeat(np.arange(n_rows, dtype=np.int64), lengths)
+    keys, first, counts = np.unique(rows * max(width, 1) + columns, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")  # row by row (rows only grow), then by first appearance
+    keys = keys[order]
+    pointer = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys // max(width, 1), minlength=n_rows), out=pointer[1:])
+    return sp.csr_matrix(
+        (counts[order].astype(np.int32), (keys % max(width, 1)).astype(np.int32), pointer), shape=shape
+    )
+
+
+def counted_sample(
+    blocks: Sequence[tuple[pa.Array, sp.csr_matrix]],
+) -> CountedTexts:
+    """The topic-text counts of a sample as `tokens.CountedTexts`, from its rows in each partition.
+
+    ``blocks`` are, partition after partition, the partition's vocabulary and its ``topic_counts`` rows
+    of the sample (in row order, each row's terms in order of first appearance: `count_partition`).
+    Terms are numbered by first appearance over the whole sample, as a vectoriser reading the sample's
+    texts numbers them, and each row's entries are sorted by that number, as its count sorts them.
+    """
+    used_terms = []
+    local_to_used = []
+    offset = 0
+    for vocabulary, rows in blocks:
+        used = np.unique(rows.indices)
+        lookup = np.full(len(vocabulary), -1, dtype=np.int64)
+        lookup[used] = np.arange(offset, offset + len(used))
+        local_to_used.append(lookup)
+        used_terms.append(vocabulary.take(pa.array(used)).cast(pa.large_string()))
+        offset += len(used)
+    # One id per distinct term across the partitions (a dictionary: ids in order of first appearance).
+    encoded = pc.dictionary_encode(pa.chunked_array(used_terms, type=pa.large_string()).combine_chunks())
+    distinct = np.asarray(encoded.indices, dtype=np.int64)
+    names = encoded.dictionary
+    term = (
+        np.concatenate(
+            [distinct[lookup[rows.indices]] for lookup, (_, rows) in zip(local_to_used, blocks, strict=True)]
+        )
+        if blocks
+        else np.zeros(0, dtype=np.int64)
+    )
+    data = np.concatenate([rows.data for _, rows in blocks]) if blocks else np.zeros(0, dtype=np.int32)
+    lengths = np.concatenate([np.diff(rows.indptr) for _, rows in blocks]) if blocks else np.zeros(0)
+    found, first = np.unique(term, return_index=True)
+    by_appearance = found[np.argsort(first, kind="stable")]
+    number = np.empty(len(names), dtype=np.int64)
+    number[by_appearance] = np.arange(len(by_appearance))
+    pointer = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=pointer[1:])
+    counts = sp.csr_matrix(
+        (data, number[term].astype(np.int32), pointer), shape=(len(lengths), len(by_appearance))
+    )
+    counts.sort_indices()
+    return CountedTexts(counts, names.take(pa.array(by_appearance)).to_pylist())
 
 
 # ------------------------------------------------------------------------------------ reductions

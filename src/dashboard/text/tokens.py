@@ -20,7 +20,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass
+from numbers import Integral
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -439,3 +441,90 @@ def make_vectorizer(
     if kind == "count":
         return CountVectorizer(**common)
     return TfidfVectorizer(sublinear_tf=True, **common)
+
+
+class NoTermsLeft(ValueError):
+    """No term of the counted texts survives the vectoriser's document-frequency rules."""
+
+
+@dataclass(frozen=True)
+class CountedTexts:
+    """The 1-2-gram counts of some texts, made by an earlier pass over them (the index build's count map),
+    in the form that lets a vectoriser be fitted on them as if it had read the texts.
+
+    ``counts`` is texts x terms; its columns are the terms in the order they first appear in the texts
+    (text after text, each text's n-grams in :func:`ngrams_of_scan` order) and ``terms`` names them. That
+    order is what scikit-learn's ``fit_transform`` numbers terms by before sorting them, and it decides
+    the order of each row's entries, hence the float sums of the TF-IDF: kept, the matrix is the same to
+    the bit.
+    """
+
+    counts: Any  # scipy.sparse.csr_matrix of integer counts, each row's columns ascending
+    terms: Sequence[str]
+
+    def fit_tfidf(self, vectorizer: TfidfVectorizer) -> Any:
+        """Fit ``vectorizer`` (from :func:`make_vectorizer`) on the counted texts; their TF-IDF matrix.
+
+        What ``vectorizer.fit_transform(texts)`` does after counting (scikit-learn's ``_sort_features``
+        and ``_limit_features``: min_df, max_df, then the max_features most frequent), repeated on the
+        counts. Raises `NoTermsLeft` when no term survives (the texts' own path then drops stop words
+        no more, which counts without stop words cannot do).
+        """
+        import scipy.sparse as sp
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        analyzer = vectorizer.analyzer
+        if not isinstance(analyzer, Analyzer) or not analyzer.stop_words:
+            raise ValueError("counted texts fit only a vectoriser of make_vectorizer with stop words")
+        n_docs = self.counts.shape[0]
+        if not len(self.terms):
+            raise NoTermsLeft("empty vocabulary; perhaps the documents only contain stop words")
+        counts = sp.csr_matrix(self.counts)
+        index = np.int32 if counts.nnz <= np.iinfo(np.int32).max else np.int64  # as scikit-learn picks it
+        matrix = sp.csr_array(
+            (counts.data.astype(vectorizer.dtype), counts.indices.astype(index), counts.indptr.astype(index)),
+            shape=counts.shape,
+        )
+        matrix.sort_indices()  # already sorted: this sets the flag scikit-learn's own count leaves set
+        min_df, max_df, limit = vectorizer.min_df, vectorizer.max_df, vectorizer.max_features
+        high = float(max_df if isinstance(max_df, Integral) else max_df * n_docs)
+        low = float(min_df if isinstance(min_df, Integral) else min_df * n_docs)
+        if high < low:
+            raise ValueError("max_df corresponds to < documents than min_df")
+        terms = np.asarray(list(self.terms), dtype=object)
+        if limit is not None:  # sorted first: the most frequent are then picked in that order
+            matrix, terms = _sort_terms(matrix, terms)
+        frequency = np.bincount(matrix.indices, minlength=matrix.shape[1])
+        mask = (frequency <= high) & (frequency >= low)
+        if limit is not None and mask.sum() > limit:
+            totals = np.asarray(matrix.sum(axis=0)).ravel()
+            best = (-totals[mask]).argsort()[:limit]  # scikit-learn's own call: ties fall the same way
+            kept = np.zeros(len(frequency), dtype=bool)
+            kept[np.where(mask)[0][best]] = True
+            mask = kept
+        columns = np.where(mask)[0]
+        if not len(columns):
+            raise NoTermsLeft("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+        matrix, terms = matrix[:, columns], terms[columns]
+        if limit is None:
+            matrix, terms = _sort_terms(matrix, terms)
+        transformer = TfidfTransformer(
+            norm=vectorizer.norm,
+            use_idf=vectorizer.use_idf,
+            smooth_idf=vectorizer.smooth_idf,
+            sublinear_tf=vectorizer.sublinear_tf,
+        ).fit(matrix)
+        # The state fit_transform leaves: the vocabulary (term -> column) and the fitted transformer.
+        vectorizer.fixed_vocabulary_ = False
+        vectorizer.vocabulary_ = {str(term): column for column, term in enumerate(terms)}
+        vectorizer._tfidf = transformer
+        return transformer.transform(matrix, copy=False)
+
+
+def _sort_terms(matrix: Any, terms: np.ndarray) -> tuple[Any, np.ndarray]:
+    """Columns renumbered in term order (each row's entries keep their order, as scikit-learn's do)."""
+    order = sorted(range(len(terms)), key=terms.__getitem__)
+    new_column = np.empty(len(terms), dtype=matrix.indices.dtype)
+    new_column[order] = np.arange(len(terms), dtype=matrix.indices.dtype)
+    matrix.indices = new_column.take(matrix.indices, mode="clip")
+    return matrix, terms[order]
