@@ -9,6 +9,8 @@ large one's, and the seeds start in seconds (the AppTests check which map a larg
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support.browser import (  # noqa: F401
     CHROMIUM,
@@ -47,6 +49,12 @@ def test_the_picture_is_sharp_and_interactive_is_one_click_away_and_stays(
     assert natural == 2 * shown, (natural, shown)  # not shrunk by Streamlit, not stretched by the page
     assert f"map of {counts(page)[1]:,} papers" in (picture.get_attribute("alt") or "")  # says what it shows
     assert page.locator('[data-testid="stPlotlyChart"] .scatterlayer').count() == 0  # no Plotly map
+    with page.expect_download() as saved:
+        page.get_by_role("button", name="Save picture").click()
+    assert saved.value.suggested_filename.startswith("map") and saved.value.suggested_filename.endswith(
+        ".png"
+    )
+    assert Path(saved.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     page.get_by_text("Interactive", exact=True).click()  # the segmented control's option
     page.wait_for_function("() => new URLSearchParams(location.search).get('map') === 'interactive'")

@@ -58,6 +58,8 @@ def test_a_large_map_arrives_as_a_picture_and_turns_interactive_on_request() -> 
     assert picture.url  # served as a file, not inlined
     assert "57 papers" in picture.caption and "Interactive" in picture.caption
     assert "57 papers" in picture.alt
+    saves = [b for b in at.get("download_button") if b.proto.id and "Save picture" in b.proto.label]
+    assert len(saves) == 1  # as the interactive map's "Save chart"
     # The keyboard's way to filter to a region needs no chart: it stays.
     assert at.slider(key=f"{keys.MAP_REGION}.x")
     control = at.segmented_control(key=keys.TOPICS_MAP_VIEW)

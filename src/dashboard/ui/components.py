@@ -1291,12 +1291,25 @@ def map_picture(
     if colour != "topic":
         what += f", coloured by {charts.MAP_COLOUR_FIELDS.get(colour, colour).lower()}"
     # At its own width (`mapimage.WIDTH_PX`, less in a narrower window): its text is the map's size.
-    st.container(width=mapimage.WIDTH_PX).image(
+    box = st.container(width=mapimage.WIDTH_PX)
+    box.image(
         png,
         width="stretch",
         alt=f"{what}: each point a paper, each topic's cluster in its colour and named where its label fits.",
         caption=f"{what}. Choose Interactive above to select points (a box or a lasso filters to them), "
         "zoom, and read a paper's title on hover.",
+    )
+    # As the interactive map's "Save chart" (its PNG is this picture; the file is handed over on click).
+    box.container(horizontal=True, horizontal_alignment="right").download_button(
+        "Save picture",
+        data=partial(bytes, png),
+        file_name=view.file_name("map", "png"),
+        mime="image/png",
+        on_click="ignore",
+        key=f"{keys.SAVE_CHART}.map.picture",
+        icon=":material/download:",
+        type="tertiary",
+        help="The map as a PNG at twice its size on screen",
     )
 
 
