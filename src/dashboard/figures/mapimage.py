@@ -19,9 +19,7 @@ True
 
 from __future__ import annotations
 
-import html
 import io
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -33,7 +31,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from dashboard.figures import charts, colours
-from dashboard.figures.images import THEMES, theme_name
+from dashboard.figures.images import THEMES, plain, theme_name
 
 # The picture's width: Streamlit shrinks an image wider than twice its own content width (730 px) on
 # every run (a decode, a resize and an encode), so the PNG is at most 1,460 pixels wide: 730 CSS pixels
@@ -47,7 +45,6 @@ PLOT_PX = (WIDTH_PX - MARGIN_PX["left"] - MARGIN_PX["right"], charts.MAP_PLOT_PX
 TITLE_PX, AXIS_TITLE_PX = 17, 12
 PADDING = 0.05  # Plotly pads a scatter's automatic axis range by 5% of it each side
 LEGEND_SWATCH_PX, LEGEND_LINE_PX, LEGEND_GAP_PX = 10, 18, 18
-_TAGS = re.compile(r"<[^>]+>")
 
 
 def height_px(legend: Sequence[tuple[str, str]] = ()) -> int:
@@ -140,15 +137,10 @@ def _variation_names(font: Any) -> list[bytes] | None:
         return None
 
 
-def _plain(text: object) -> str:
-    """A Plotly text as a reader sees it: tags (``<b>``) dropped, escapes undone."""
-    return html.unescape(_TAGS.sub("", str(text or "")))
-
-
 def _text_of(part: dict[str, Any], key: str) -> str:
     """The plain text of a layout part's title (``{"title": {"text": ...}}``, or a bare string)."""
     title = part.get(key)
-    return _plain(title.get("text") if isinstance(title, dict) else title)
+    return plain(title.get("text") if isinstance(title, dict) else title)
 
 
 def _colour(value: object, theme: str) -> str:
@@ -265,7 +257,7 @@ def _draw_labels(draw: ImageDraw.ImageDraw, layout: dict[str, Any], canvas: _Can
         # A shift is in screen pixels, up positive (Plotly's), at the interactive map's scale.
         cx = float(px[0]) + float(note.get("xshift") or 0) * SCALE * canvas.ratio
         cy = float(py[0]) - float(note.get("yshift") or 0) * SCALE * canvas.ratio
-        text = _plain(note.get("text"))
+        text = plain(note.get("text"))
         left, top, right, bottom = draw.textbbox((cx, cy), text, font=font, anchor="mm")
         if note.get("bgcolor"):
             draw.rectangle((left - pad, top - pad, right + pad, bottom + pad), fill=str(note["bgcolor"]))
