@@ -15,9 +15,10 @@ import streamlit as st
 
 from dashboard import export
 from dashboard.analytics import trends
+from dashboard.analytics.terms import fit_width
 from dashboard.figures import trends as trend_charts
 from dashboard.schema import OUTLIER_TOPIC
-from dashboard.ui import components, data, keys, trend_data
+from dashboard.ui import components, data, keys, tables, trend_data
 from dashboard.ui.context import page_context
 from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
@@ -450,16 +451,22 @@ def venue_section() -> None:
     )
     distinctive = trends.distinctive_topics(axes, mask_without("venue", "topic"), view.topic_names)
     st.markdown("**Each venue's most distinctive topics**")
+    columns = {
+        "venue": st.column_config.TextColumn("Venue", width=120),
+        "label": st.column_config.TextColumn("Topic", width=380),
+        "papers": st.column_config.NumberColumn("Papers", width=80),
+        "share": st.column_config.NumberColumn("Share of the venue", format="percent", width=120),
+        "score": st.column_config.NumberColumn("Score", format="%.1f", width=80),
+    }
+    within = components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX
+    # One line a row: a topic's name cut at a word with "…", not at the cell's edge (at 1024 px).
+    room = tables.fit_widths({name: c["width"] for name, c in columns.items()}, within)["label"]
     components.show_table(
-        distinctive.drop(columns="topic"),
-        {
-            "venue": st.column_config.TextColumn("Venue", width=120),
-            "label": st.column_config.TextColumn("Topic", width=380),
-            "papers": st.column_config.NumberColumn("Papers", width=80),
-            "share": st.column_config.NumberColumn("Share of the venue", format="percent", width=120),
-            "score": st.column_config.NumberColumn("Score", format="%.1f", width=80),
-        },
-        within=components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX,
+        distinctive.drop(columns="topic").assign(
+            label=[fit_width(str(label), room - tables.CELL_PADDING_PX) for label in distinctive["label"]]
+        ),
+        columns,
+        within=within,
     )
     st.caption("Score: weighted log-odds of the topic in the venue against the other venues.")
     left, right = st.columns(2)
