@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from conftest import SEEDS_DIR
 from streamlit.testing.v1 import AppTest
 from support.apptest import APP, assert_no_exception, count_line
 
@@ -129,20 +128,23 @@ def test_a_first_start_answers_filters_while_topics_are_built_then_shows_them(fr
     assert count_line(at) == (shown, total)
 
 
-def test_a_failed_build_leaves_the_corpus_analysed_in_memory_with_a_message(
-    fresh_server: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    blocked = fresh_server / "a-file"
-    blocked.write_text("not a folder")
-    monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", str(blocked / "cache"))  # cannot be made
+def test_a_failed_build_leaves_the_corpus_analysed_in_memory_with_a_message(fresh_server: Path) -> None:
+    root = fresh_server
     at = AppTest.from_file(APP, default_timeout=180)
     at.switch_page("src/dashboard/app_pages/topics.py").run()
+    assert_no_exception(at)
+    assert len(at.progress) == 1 and "Topics are being computed" in _texts(at)
+    # The build dies halfway (as a killed or crashed child would) after the page showed the raw papers.
+    _wait_for(lambda: _build_child(root) is not None)
+    pid = _build_child(root)
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
     _wait_for(lambda: not _building())
+    assert not list(root.glob("index-*")), "no entry"
     at.run()
     assert_no_exception(at)
     assert not at.progress
     texts = _texts(at)
-    assert "could not be kept on disk" in texts and str(blocked) not in texts  # no server path shown
-    assert at.get("plotly_chart"), "topics fitted in memory"
+    assert "could not be kept on disk" in texts and str(root) not in texts  # no server path shown
+    assert at.get("plotly_chart"), "topics fitted in memory, drawn on the Topics page"
     assert count_line(at) == (57, 57)
-    assert str(SEEDS_DIR) not in texts

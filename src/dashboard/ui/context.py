@@ -73,6 +73,8 @@ def page_context() -> View:
     corpus_box = st.sidebar.container()
     source = _current_source()
     asked, _ = read_filters()
+    if source.building is not None:  # first, so the build's progress shows while the papers are read
+        build_progress(source.building)
     reading = f"Reading {source.label}" + (" in a separate process" if source.is_upload else "")
     with st.spinner(reading + "…"):
         result = data.load(source, asked.k if asked.k is not None else "auto")
@@ -105,7 +107,6 @@ def page_context() -> View:
     if filters.is_empty and not data.source_of(source.digest).is_index:
         early_count.markdown(f"**{sidebar.count_line(len(result.papers), len(result.papers))}**")
     if source.building is not None:  # its topics come from the disk cache's build, not from a fit here
-        build_progress(source.building)
         analysis, problem = None, ""
     else:
         analysis, problem = _analyse(source, result.papers, n_topics, filters.refit)

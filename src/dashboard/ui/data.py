@@ -209,13 +209,14 @@ def paths_source(paths: Sequence[str], origin: str) -> ChosenCorpus:
         build = _disk_build(digest, tuple(paths))
         if not build.done:
             return ChosenCorpus(
-                label=describe_paths(paths, origin), digest=digest, paths=tuple(paths), building=build
+                label=describe_paths(paths, origin),
+                digest=digest + BEFORE_TOPICS,
+                paths=tuple(paths),
+                building=build,
             )
+        _release_raw(digest + BEFORE_TOPICS, tuple(paths))
         entry = str(build.entry) if build.entry is not None else None
-        if entry is None:
-            problem = CACHE_FAILED
-        else:
-            _release_raw(digest, tuple(paths))
+        problem = CACHE_FAILED if entry is None else ""
     elif diskcache.keeps_small():  # small: analysed in memory now, opened from disk at the next start
         entry = _small_entry(digest, tuple(paths))
     cached_digest = _index_digest(entry) if entry is not None else None
@@ -227,6 +228,10 @@ def paths_source(paths: Sequence[str], origin: str) -> ChosenCorpus:
     )
 
 
+# The cache key of a raw corpus's papers while its entry is built: everything cached per corpus for
+# them (its papers with repository columns, its facets, its map's bounds...) is made without topics,
+# and must not be served once the corpus is analysed in memory under its own digest (a failed build).
+BEFORE_TOPICS = "+before-topics"
 # Said on the page; the reason (which may name the server's paths) goes to the server's log only.
 CACHE_FAILED = (
     "The analysis of this corpus could not be kept on disk (the server's log says why): its topics "
@@ -255,11 +260,12 @@ def _disk_build(digest: str, _paths: tuple[str, ...]) -> diskcache.Build:
     return diskcache.Build.start(_paths, digest)
 
 
-_RELEASED: set[str] = set()  # raw corpora whose table was let go once their entry was built
+_RELEASED: set[str] = set()  # raw corpora whose table was let go once their entry's build ended
 
 
 def _release_raw(digest: str, paths: tuple[str, ...]) -> None:
-    """Let the raw papers read while the entry was built go, once: the pages now read the entry's."""
+    """Let the raw papers read while the entry was built go, once: the pages now read the entry's (or
+    the corpus's own, analysed in memory)."""
     if digest not in _RELEASED:
         _RELEASED.add(digest)
         _load_paths.clear(digest, paths)
