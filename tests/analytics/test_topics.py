@@ -20,6 +20,7 @@ from dashboard.analytics.topics import (
     make_labels,
     npmi_coherence,
     topic_range,
+    ward_centres,
 )
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 
@@ -179,6 +180,37 @@ def test_same_seed_same_topics_other_seed_may_differ() -> None:
     assert first.top_terms_ == again.top_terms_
 
 
+def structureless_corpus(n: int = 150, seed: int = 7) -> list[str]:
+    """Abstracts of words drawn at random from one vocabulary: no topic structure, so k-means from random
+    starts ends in a different partition with each seed."""
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"term{i}" for i in range(60)]
+    return [" ".join(rng.choice(vocabulary, size=8)) for _ in range(n)]
+
+
+def test_topics_do_not_move_with_the_seed() -> None:
+    # Issue 52: the k-means start is Ward's tree over the papers, not a seeded draw, so other seeds give
+    # the same topics (even here, where the random starts' minima are many and equally good).
+    texts = structureless_corpus()
+    fits = [TopicModel(n_topics=6, random_state=seed).fit(texts) for seed in (0, 1, 2)]
+    for other in fits[1:]:
+        assert other.labels_.tolist() == fits[0].labels_.tolist()
+        assert other.topic_labels_ == fits[0].topic_labels_
+
+
+def test_ward_centres_are_group_means_and_sample_above_the_limit() -> None:
+    rng = np.random.default_rng(0)
+    blobs = np.vstack([rng.normal(centre, 0.05, size=(40, 2)) for centre in ((0, 0), (3, 0), (0, 3))])
+    centres = ward_centres(blobs, 3)
+    assert sorted(np.round(centres).tolist()) == [[0.0, 0.0], [0.0, 3.0], [3.0, 0.0]]
+    # Above max_rows the tree sees a fixed sample: the same centres every time, still one per blob.
+    sampled = ward_centres(blobs, 3, max_rows=30)
+    assert np.array_equal(sampled, ward_centres(blobs, 3, max_rows=30))
+    assert sorted(np.round(sampled).tolist()) == [[0.0, 0.0], [0.0, 3.0], [3.0, 0.0]]
+    # Identical points cannot make more groups than there are distinct points.
+    assert len(ward_centres(np.ones((5, 2)), 3)) == 1
+
+
 WORDS = [
     "graph",
     "node",
@@ -233,6 +265,32 @@ def test_iclr_topics_agree_with_primary_area_better_than_plain_nmf(corpora_dir: 
     )
     assert ours > plain
     assert ours >= 0.25
+
+
+def _share_matched(a: TopicModel, b: TopicModel, threshold: float = 0.7) -> float:
+    """Issue 52's seed stability for one pair of fits: the share of ``a``'s topics whose weighted top-10
+    terms have a cosine of at least ``threshold`` with some topic of ``b``."""
+
+    def unit(terms: list[tuple[str, float]]) -> dict[str, float]:
+        norm = float(np.sqrt(sum(w * w for _, w in terms[:10]))) or 1.0
+        return {t: w / norm for t, w in terms[:10]}
+
+    mine, theirs = [unit(t) for t in a.top_terms_], [unit(t) for t in b.top_terms_]
+    best = [max(sum(w * other.get(t, 0.0) for t, w in topic.items()) for other in theirs) for topic in mine]
+    return float(np.mean(np.asarray(best) >= threshold))
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+def test_iclr_topics_stay_put_across_seeds(corpora_dir: Path) -> None:
+    # Issue 52: at least 90% of the topics match across seeds (the random k-means starts gave 0.89).
+    from dashboard.analytics.analysis import paper_texts
+    from dashboard.corpus import load
+
+    texts = paper_texts(load([corpora_dir / "iclr2026-openreview-1k" / "papers.jsonl"]).papers)
+    fits = [TopicModel(random_state=seed).fit(texts) for seed in (0, 1, 2)]
+    pairs = [(a, b) for a in fits for b in fits if a is not b]
+    assert np.mean([_share_matched(a, b) for a, b in pairs]) >= 0.9
 
 
 def test_large_corpus_mode_fits_a_sample_and_assigns_the_rest() -> None:

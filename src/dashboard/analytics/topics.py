@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.cluster.hierarchy
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
@@ -59,11 +60,12 @@ METHODS: tuple[str, ...] = ("kmeans", "nmf", "lda")
 MAX_TOPICS = 60  # more than this is not readable in a dashboard, whatever the corpus size
 # The number of topics is a property of the corpus, not of the seed: the auto-k search runs with these
 # seeds whatever ``random_state`` is, so five seeds choose the same k and their topics can match
-# (issue 52's seed stability; with the seed in the search, runs chose different k).
+# (issue 52's seed stability; with the seed in the search, runs chose different k). The sample Ward's
+# tree is grown on above WARD_UP_TO papers is drawn with it too, for the same reason.
 AUTO_K_SEED = 0
-# Up to this many fitted papers the final k-means keeps the best of 10 starts (a fraction of a second
-# there), which makes its topics match across seeds more often; above it, 3, for the build's budget.
-MANY_STARTS_UP_TO = 5_000
+# Ward's tree, the k-means start, is grown on at most this many fitted papers: its distance matrix holds
+# n^2 / 2 floats (100 MB here), and the k-means iterations then run on every fitted paper.
+WARD_UP_TO = 5_000
 
 
 def topic_range(n_documents: int) -> tuple[int, int]:
@@ -146,6 +148,23 @@ def gram_lsa(matrix: sp.spmatrix, dims: int) -> np.ndarray:
     flip = coords[np.argmax(np.abs(coords), axis=0), np.arange(coords.shape[1])] < 0
     coords[:, flip] *= -1
     return coords.astype(np.float32)
+
+
+def ward_centres(vectors: np.ndarray, k: int, max_rows: int = WARD_UP_TO) -> np.ndarray:
+    """Starting centres for k-means: the means of the ``k`` groups of Ward's tree over ``vectors``.
+
+    Above ``max_rows`` vectors the tree is grown on a sample drawn with `AUTO_K_SEED` (the same papers
+    whatever the model's seed). Identical vectors can leave fewer than ``k`` groups: one centre each.
+
+    >>> ward_centres(np.array([[0.0, 0], [0, 0.1], [5, 5], [5, 5.1]]), 2).round(2).tolist()
+    [[5.0, 5.05], [0.0, 0.05]]
+    """
+    rows = np.arange(len(vectors))
+    if len(rows) > max_rows:
+        rows = np.sort(np.random.default_rng(AUTO_K_SEED).choice(rows, max_rows, replace=False))
+    sample = np.asarray(vectors[rows], dtype=np.float64)
+    groups = scipy.cluster.hierarchy.fcluster(scipy.cluster.hierarchy.ward(sample), k, criterion="maxclust")
+    return np.vstack([sample[groups == g].mean(axis=0) for g in np.unique(groups)])
 
 
 def neighbour_graph(vectors: np.ndarray, n_neighbors: int, chunk: int = 1024) -> sp.csr_matrix:
@@ -343,7 +362,10 @@ class TopicModel:
             return normalize(np.asarray(tfidf.todense(), dtype=np.float32))
         if n_docs <= 2_000:
             return normalize(gram_lsa(tfidf, dims))
-        svd = TruncatedSVD(dims, algorithm="randomized", random_state=self.random_state)
+        # ARPACK converges to the exact axes whatever its random start vector: a randomized SVD's last
+        # axes moved with the seed (the spectrum is flat there), enough to change the auto k at 10,000
+        # papers, and the exact one costs little more.
+        svd = TruncatedSVD(dims, algorithm="arpack", random_state=self.random_state)
         return normalize(svd.fit_transform(tfidf).astype(np.float32))
 
     def _guide(self, texts: list[list[str]] | None, scores: np.ndarray | None = None) -> np.ndarray | None:
@@ -440,9 +462,13 @@ class TopicModel:
 
     def _kmeans(self, k: int) -> _Clustering:
         fit_rows = self._fit_rows
+        fitted = self.embedding_[fit_rows]
+        # One start from Ward's tree rather than the best of random starts: Ward merges by the same
+        # within-topic sum of squares k-means lowers, and its start is the papers', not the seed's, so
+        # the topics stay put across seeds (issue 52) where random starts fell in different minima.
+        centres = ward_centres(fitted, k)
         with _threads_for(len(fit_rows)):
-            starts = 10 if len(fit_rows) <= MANY_STARTS_UP_TO else 3
-            kmeans = KMeans(k, n_init=starts, random_state=self.random_state).fit(self.embedding_[fit_rows])
+            kmeans = KMeans(len(centres), init=centres, n_init=1, random_state=self.random_state).fit(fitted)
         centroids = normalize(kmeans.cluster_centers_)
         labels = np.argmax(self.embedding_ @ centroids.T, axis=1)
         labels[fit_rows] = kmeans.labels_
