@@ -181,7 +181,7 @@ def repository_table(with_repo: np.ndarray, rows_are: str) -> None:
     )
 
 
-def waiting_table(waiting_rows: np.ndarray, placeholder: str) -> None:
+def waiting_table(waiting_rows: np.ndarray, placeholder: np.ndarray) -> None:
     """One page of the papers that promise code or link a repository without code yet, oldest first."""
     st.caption("Oldest papers first: the longer ago, the less likely the code is still coming.")
     shown_waiting = components.page_of(

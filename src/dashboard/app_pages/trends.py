@@ -451,16 +451,17 @@ def venue_section() -> None:
     )
     distinctive = trends.distinctive_topics(axes, mask_without("venue", "topic"), view.topic_names)
     st.markdown("**Each venue's most distinctive topics**")
+    widths = {"venue": 120, "label": 380, "papers": 80, "share": 120, "score": 80}  # px, as configured
     columns = {
-        "venue": st.column_config.TextColumn("Venue", width=120),
-        "label": st.column_config.TextColumn("Topic", width=380),
-        "papers": st.column_config.NumberColumn("Papers", width=80),
-        "share": st.column_config.NumberColumn("Share of the venue", format="percent", width=120),
-        "score": st.column_config.NumberColumn("Score", format="%.1f", width=80),
+        "venue": st.column_config.TextColumn("Venue", width=widths["venue"]),
+        "label": st.column_config.TextColumn("Topic", width=widths["label"]),
+        "papers": st.column_config.NumberColumn("Papers", width=widths["papers"]),
+        "share": st.column_config.NumberColumn("Share of the venue", format="percent", width=widths["share"]),
+        "score": st.column_config.NumberColumn("Score", format="%.1f", width=widths["score"]),
     }
     within = components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX
     # One line a row: a topic's name cut at a word with "…", not at the cell's edge (at 1024 px).
-    room = tables.fit_widths({name: c["width"] for name, c in columns.items()}, within)["label"]
+    room = tables.fit_widths(widths, within)["label"]
     components.show_table(
         distinctive.drop(columns="topic").assign(
             label=[fit_width(str(label), room - tables.CELL_PADDING_PX) for label in distinctive["label"]]
