@@ -6,12 +6,12 @@ import contextlib
 import os
 import shutil
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from conftest import SEEDS_DIR
+from support.builds import BUILD_THREAD, build_children, nice_of, wait_for
 
 from dashboard import corpus
 from dashboard.index import build_index, diskcache, read_manifest
@@ -147,7 +147,7 @@ def test_the_app_opens_a_large_corpus_from_the_disk_cache_on_the_next_start(
     assert not at.exception
     # A first start shows the raw papers while the entry is built in a thread (`diskcache.Build`); the
     # first run after the build has ended opens the entry.
-    _wait_for(lambda: not any(t.name == "paper-dashboard-cache-build" for t in threading.enumerate()), 300)
+    wait_for(lambda: not any(t.name == BUILD_THREAD for t in threading.enumerate()), 300)
     at.run()
     assert not at.exception
     entries = [p for p in tmp_path.iterdir() if p.name.startswith("index-")]
@@ -164,42 +164,17 @@ def test_the_app_opens_a_large_corpus_from_the_disk_cache_on_the_next_start(
     assert any("57 papers" in e.label for e in again.sidebar.expander)
 
 
-def _builds(out: Path) -> dict[int, str]:
-    """The build children writing under ``out``: their process ids and command lines."""
-    found = {}
-    for status in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            command = status.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if str(out) in command and " index " in command:
-            found[int(status.parent.name)] = command
-    return found
-
-
-def _wait_for(check: Callable[[], object], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not check() and time.monotonic() < deadline:
-        time.sleep(0.2)
-
-
 def test_a_small_corpus_is_kept_behind_the_page_at_the_lowest_priority(
     tmp_path: Path, digest: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert diskcache.existing(digest, root=tmp_path) is None
     monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", str(tmp_path))  # where build_behind writes
     thread = diskcache.build_behind([str(SEEDS_DIR)], digest)
-    _wait_for(lambda: _builds(tmp_path))
-    (pid,) = _builds(tmp_path)
+    wait_for(lambda: build_children(tmp_path))
+    (pid,) = build_children(tmp_path)
 
-    def nice() -> int:  # /proc/<pid>/stat: field 19 (the 17th after the command's closing bracket)
-        try:
-            return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[16])
-        except OSError:  # ended
-            return -1
-
-    _wait_for(lambda: nice() != 0, 60)  # the child lowers its own priority as it starts
-    lowered = nice()
+    wait_for(lambda: nice_of(pid) != 0, 60)  # the child lowers its own priority as it starts
+    lowered = nice_of(pid)
     # Seen lowered: the rest of the build may run at the usual priority. At 19 beside a busy test
     # worker it gets almost no CPU, and the wait below was most of the test. Raising a priority needs
     # the privilege to; without it the build just takes longer.
@@ -232,7 +207,7 @@ def test_the_app_opens_a_small_corpus_in_memory_then_from_disk_at_the_next_start
     def entries() -> list[Path]:
         return [p for p in tmp_path.iterdir() if p.name.startswith("index-")]
 
-    _wait_for(entries)
+    wait_for(entries)
     assert len(entries()) == 1
     st.cache_resource.clear()  # as a restarted server: nothing in memory
     st.cache_data.clear()
@@ -257,13 +232,13 @@ def test_a_build_ends_when_the_server_that_started_it_ends(tmp_path: Path) -> No
     server = subprocess.Popen([sys.executable, "-c", code, str(SEEDS_DIR), str(out)])
 
     def builds() -> list[str]:
-        return list(_builds(out).values())
+        return list(build_children(out).values())
 
-    _wait_for(builds, 60)
+    wait_for(builds, 60)
     assert builds(), "the build child started"
     server.kill()  # the server dies with the build under way
     server.wait()
-    _wait_for(lambda: not builds(), 60)
+    wait_for(lambda: not builds(), 60)
     assert builds() == []
     # Ended, not finished: left alone, the child would have written a complete index there.
     from dashboard.index import is_index

@@ -12,43 +12,18 @@ import contextlib
 import os
 import signal
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 from support.apptest import APP, assert_no_exception, count_line
+from support.builds import BUILD_THREAD, build_children, nice_of, wait_for
 
 from dashboard.filters import Filters
 from dashboard.index import diskcache
 from dashboard.index import progress as stages
-
-BUILD_THREAD = "paper-dashboard-cache-build"  # `diskcache.Build`'s thread
-
-
-def _wait_for(check: Callable[[], object], timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while not check() and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
-def _build_child(root: Path) -> int | None:
-    """The process id of the build child writing under ``root``, if one runs."""
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            command = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if str(root) in command and " index " in command:
-            return int(cmdline.parent.name)
-    return None
-
-
-def _nice(pid: int) -> int:
-    """A process's nice value (/proc/<pid>/stat: the 17th field after the command's closing bracket)."""
-    return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[16])
 
 
 def _progress_log(root: Path) -> Path | None:
@@ -59,6 +34,11 @@ def _building() -> bool:
     return any(thread.name == BUILD_THREAD for thread in threading.enumerate())
 
 
+def _build_child(root: Path) -> int | None:
+    """The process id of the build child writing under ``root``, if one runs."""
+    return next(iter(build_children(root)), None)
+
+
 @pytest.fixture
 def fresh_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """An empty disk cache in which the seeds count as large, and no corpus in memory (a new server)."""
@@ -67,7 +47,7 @@ def fresh_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     st.cache_resource.clear()
     st.cache_data.clear()
     yield tmp_path
-    _wait_for(lambda: not _building())  # nothing of this test's build outlives it
+    wait_for(lambda: not _building(), 180)  # nothing of this test's build outlives it
     st.cache_resource.clear()
     st.cache_data.clear()
 
@@ -89,14 +69,14 @@ def test_a_first_start_answers_filters_while_topics_are_built_then_shows_them(fr
     assert len(at.progress) == 1 and "so far" in at.progress[0].text
 
     # Hold the real build still once it has said a stage, and look at the page then.
-    _wait_for(lambda: (log := _progress_log(root)) is not None and stages.read(log).step >= 1)
+    wait_for(lambda: (log := _progress_log(root)) is not None and stages.read(log).step >= 1, 180, 0.02)
     pid = _build_child(root)
     assert pid is not None, "the build runs in a child process"
     os.kill(pid, signal.SIGSTOP)
     try:
         # It yields to the server's page runs; raised back here (where allowed) so that beside a busy
         # test worker it still gets the processor time to finish.
-        assert _nice(pid) == diskcache.FIRST_START_NICE
+        assert nice_of(pid) == diskcache.FIRST_START_NICE
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, pid, 0)
         log = _progress_log(root)
@@ -114,7 +94,7 @@ def test_a_first_start_answers_filters_while_topics_are_built_then_shows_them(fr
     finally:
         os.kill(pid, signal.SIGCONT)
 
-    _wait_for(lambda: not _building())
+    wait_for(lambda: not _building(), 180)
     assert not _building(), "the build ended"
     assert not list(root.glob(".progress-*.log")), "its progress file went with it"
     at.run()
@@ -135,11 +115,11 @@ def test_a_failed_build_leaves_the_corpus_analysed_in_memory_with_a_message(fres
     assert_no_exception(at)
     assert len(at.progress) == 1 and "Topics are being computed" in _texts(at)
     # The build dies halfway (as a killed or crashed child would) after the page showed the raw papers.
-    _wait_for(lambda: _build_child(root) is not None)
+    wait_for(lambda: _build_child(root) is not None, 180, 0.02)
     pid = _build_child(root)
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    _wait_for(lambda: not _building())
+    wait_for(lambda: not _building(), 180)
     assert not list(root.glob("index-*")), "no entry"
     at.run()
     assert_no_exception(at)
