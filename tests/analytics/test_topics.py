@@ -198,6 +198,16 @@ def test_topics_do_not_move_with_the_seed() -> None:
         assert other.topic_labels_ == fits[0].topic_labels_
 
 
+def test_topics_are_numbered_by_the_papers_they_keep() -> None:
+    # Topic 0 is the largest by the papers it keeps once its outliers are set aside (the sizes shown),
+    # even where a topic with more members but more outliers would come first by its members.
+    model = TopicModel(n_topics=8, outlier_ratio=0.95).fit(structureless_corpus())
+    assert model.is_outlier_.any()
+    assert np.all(np.diff(model.topic_sizes_) <= 0)
+    kept = np.bincount(model.labels_[~model.is_outlier_], minlength=model.n_topics_)
+    assert kept.tolist() == model.topic_sizes_.tolist()
+
+
 def test_ward_centres_are_group_means_and_sample_above_the_limit() -> None:
     rng = np.random.default_rng(0)
     blobs = np.vstack([rng.normal(centre, 0.05, size=(40, 2)) for centre in ((0, 0), (3, 0), (0, 3))])

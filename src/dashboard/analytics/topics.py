@@ -38,10 +38,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.cluster.hierarchy
-import scipy.linalg
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
-from sklearn.decomposition import NMF, LatentDirichletAllocation, TruncatedSVD
+from sklearn.decomposition import NMF, LatentDirichletAllocation
 from sklearn.metrics import adjusted_mutual_info_score
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
@@ -51,6 +50,7 @@ from dashboard.analytics.hierarchy import (
     LABEL_SEPARATOR as LABEL_SEPARATOR,  # re-exported: labels are joined by it
 )
 from dashboard.analytics.hierarchy import make_labels, mass_scores, top_terms
+from dashboard.analytics.lsa import lsa_fit
 from dashboard.analytics.representations import DEFAULT_REPRESENTATION
 from dashboard.analytics.representations import get as get_representation
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
@@ -132,22 +132,6 @@ def class_tfidf(doc_terms: sp.spmatrix, labels: np.ndarray, n_topics: int) -> tu
         shape=(n_topics, doc_terms.shape[0]),
     )
     return mass_scores(np.asarray((membership @ doc_terms).todense(), dtype=np.float64))
-
-
-def gram_lsa(matrix: sp.spmatrix, dims: int) -> np.ndarray:
-    """Exact LSA document vectors (U x singular values) from the eigenvectors of the papers' Gram matrix.
-
-    For a few thousand papers this small dense eigenproblem is faster and steadier than an iterative SVD;
-    each axis's sign is fixed (largest coordinate positive) so the result does not depend on the solver.
-    """
-    gram = np.asarray((matrix @ matrix.T).todense(), dtype=np.float64)
-    n = gram.shape[0]
-    values, vectors = scipy.linalg.eigh(gram, subset_by_index=[n - dims, n - 1], driver="evr")
-    order = np.argsort(values)[::-1]
-    coords = vectors[:, order] * np.sqrt(np.clip(values[order], 0, None))
-    flip = coords[np.argmax(np.abs(coords), axis=0), np.arange(coords.shape[1])] < 0
-    coords[:, flip] *= -1
-    return coords.astype(np.float32)
 
 
 def ward_centres(vectors: np.ndarray, k: int, max_rows: int = WARD_UP_TO) -> np.ndarray:
@@ -358,15 +342,12 @@ class TopicModel:
     def _fit_lsa(self, tfidf: sp.csr_matrix) -> np.ndarray:
         n_docs, n_terms = tfidf.shape
         dims = min(self.n_components, n_docs - 1, n_terms - 1)
+        self.lsa_projection_ = None
         if dims < 2:
             return normalize(np.asarray(tfidf.todense(), dtype=np.float32))
-        if n_docs <= 2_000:
-            return normalize(gram_lsa(tfidf, dims))
-        # ARPACK converges to the exact axes whatever its random start vector: a randomized SVD's last
-        # axes moved with the seed (the spectrum is flat there), enough to change the auto k at 10,000
-        # papers, and the exact one costs little more.
-        svd = TruncatedSVD(dims, algorithm="arpack", random_state=self.random_state)
-        return normalize(svd.fit_transform(tfidf).astype(np.float32))
+        # The axes are kept: the index projects the papers outside the fit sample with them (`lsa_fit`).
+        coords, self.lsa_projection_ = lsa_fit(tfidf, dims, self.random_state)
+        return normalize(coords)
 
     def _guide(self, texts: list[list[str]] | None, scores: np.ndarray | None = None) -> np.ndarray | None:
         self.area_scores_ = None
@@ -551,6 +532,12 @@ class TopicModel:
             typical = float(np.median(strength[members]))
             outlier |= members & (strength < self.outlier_ratio * typical)
         outlier |= strength <= 0  # an abstract with no known term belongs nowhere
+        # The sizes shown are of the papers a topic keeps once its outliers are set aside: number by
+        # those (ties keep the order above), or a topic with more outliers could come first.
+        by_size = np.argsort(-np.bincount(labels[~outlier], minlength=n_topics), kind="stable")
+        rank = np.empty(n_topics, dtype=int)
+        rank[by_size] = np.arange(n_topics)
+        labels, doc_topic, present = rank[labels], doc_topic[:, by_size], [present[t] for t in by_size]
 
         scores, shares = class_tfidf(self.tfidf_, np.where(outlier, -1, labels), n_topics)
         if clustering.term_scores is not None and self.method == "nmf":
