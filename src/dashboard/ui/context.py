@@ -73,11 +73,16 @@ def page_context() -> View:
     corpus_box = st.sidebar.container()
     source = _current_source()
     asked, _ = read_filters()
-    if source.building is not None:  # first, so the build's progress shows while the papers are read
-        build_progress(source.building)
+    # The build's progress shows while the papers are read: a still bar here, the live one (a fragment
+    # that reruns itself) once the read is done. A fragment's timer running beside a long first run
+    # left pages blank in the twenty-session test (a tick for a fragment of a run not yet finished).
+    bar = st.empty()
+    if source.building is not None:
+        build_bar(bar, source.building)
     reading = f"Reading {source.label}" + (" in a separate process" if source.is_upload else "")
     with st.spinner(reading + "…"):
         result = data.load(source, asked.k if asked.k is not None else "auto")
+    bar.empty()
     with corpus_box:
         corpus_section(source, result.report, len(result.papers))
     _say_if_the_link_was_for_an_upload(source, len(result.papers))
@@ -107,6 +112,7 @@ def page_context() -> View:
     if filters.is_empty and not data.source_of(source.digest).is_index:
         early_count.markdown(f"**{sidebar.count_line(len(result.papers), len(result.papers))}**")
     if source.building is not None:  # its topics come from the disk cache's build, not from a fit here
+        build_progress(source.building)
         analysis, problem = None, ""
     else:
         analysis, problem = _analyse(source, result.papers, n_topics, filters.refit)
@@ -181,9 +187,15 @@ def build_progress(build: diskcache.Build) -> None:
     the whole page runs again, which opens the built index (the filters stay: they are in the URL)."""
     if build.done:
         st.rerun(scope="app")
+    build_bar(st.container(), build)
+
+
+def build_bar(where: Any, build: diskcache.Build) -> None:
+    """The build's bar and note, drawn once in ``where`` (a container or placeholder)."""
     state = build.progress()
-    st.progress(state.fraction, text=escape_markdown(state.text(build.elapsed())))
-    st.caption(BUILD_NOTE)
+    with where.container():
+        st.progress(state.fraction, text=escape_markdown(state.text(build.elapsed())))
+        st.caption(BUILD_NOTE)
 
 
 def topics_unavailable(view: View) -> None:
