@@ -117,6 +117,38 @@ def test_sampled_fit_assigns_every_paper_to_the_model_topics(tmp_path):
     assert len(opened.analysis.most_similar(papers["id"].iloc[-1])) == 5
 
 
+@pytest.mark.parametrize("gram_up_to", [2_000, 10])
+def test_papers_outside_the_fit_sample_are_projected_with_the_fits_own_lsa_axes(
+    tmp_path, monkeypatch, gram_up_to
+):
+    """Both LSA solvers (the exact Gram one for a small fit sample, the truncated SVD above `GRAM_UP_TO`):
+    the build projects the papers it did not fit with the axes the fit found. A second copy of the
+    solver's settings once drifted from the fit's and every build above the fit size stopped."""
+    from dashboard.analytics import lsa
+
+    monkeypatch.setattr(lsa, "GRAM_UP_TO", gram_up_to)  # 10: the 40 fitted papers take the SVD path
+    out = tmp_path / "sampled.index"
+    index.build_index([SEEDS], out, workers=1, fit_size=40)
+    opened = index.open_index(out)
+    assert len(opened.papers) == 57 and opened.papers["topic"].notna().all()
+
+
+@pytest.mark.corpora
+def test_a_corpus_above_the_fit_size_builds_with_the_svd_solver(tmp_path, monkeypatch, corpora_dir):
+    """600 of ICLR 2026's 1,000 papers fitted by the truncated SVD, 400 projected: here a randomized SVD
+    in the projection, against the fit's ARPACK one, reproduced none of the fit's coordinates."""
+    from dashboard.analytics import lsa
+
+    monkeypatch.setattr(lsa, "GRAM_UP_TO", 10)
+    out = tmp_path / "iclr.index"
+    manifest = index.build_index(
+        [corpora_dir / "iclr2026-openreview-1k" / "papers.jsonl"], out, workers=1, fit_size=600
+    )
+    papers = index.open_index(out).papers
+    assert manifest["fit_papers"] == 600 and len(papers) == 1000
+    assert papers["topic"].notna().all() and (papers["topic"] >= 0).mean() > 0.9
+
+
 def test_every_float_step_of_the_build_runs_on_one_thread(tmp_path, monkeypatch):
     """Sums split over BLAS/OpenMP threads round differently with their number; a Dask worker, a
     pool worker and the client each have their own, so the build pins every float step to one thread

@@ -450,15 +450,15 @@ def load_transform(root: Path, manifest: Mapping[str, Any]) -> Any:
 def derive_transform(root: Path, manifest: Mapping[str, Any], topic: np.ndarray) -> Any:
     """The fitted model's parts, from what any index stores (for an index built before it kept them).
 
-    The LSA projection repeats the fit's SVD (`steps.lsa_projection`: same solver and seed) on the fit
+    The LSA projection repeats the fit's SVD (`lsa.lsa_fit`: today's solver, then the older one) on the fit
     sample's stored TF-IDF rows and must reproduce the stored LSA vectors (cosine 0.99 each); the
     centroids, text centroids and typical strengths are what `steps.TopicTransform.from_model`
     computes, from the stored embedding, LSA vectors and topics of the fitted papers.
     """
-    from sklearn.decomposition import TruncatedSVD
     from sklearn.preprocessing import normalize
 
-    from dashboard.analytics.topics import TopicModel, gram_lsa
+    from dashboard.analytics.lsa import OLD_SOLVER, SOLVER, lsa_fit
+    from dashboard.analytics.topics import TopicModel
     from dashboard.index import steps
     from dashboard.index.maps import one_thread
 
@@ -476,21 +476,18 @@ def derive_transform(root: Path, manifest: Mapping[str, Any], topic: np.ndarray)
             "rebuild the index with the new papers instead"
         )
     defaults = TopicModel()
-    with one_thread():
-        if n_docs <= 2_000:
-            coords = gram_lsa(tfidf, dims).astype(np.float64)
-            scale = np.square(np.linalg.norm(coords, axis=0))
-            projection = np.asarray(tfidf.T @ coords) / np.where(scale > 0, scale, 1.0)
-        else:
-            svd = TruncatedSVD(
-                dims, algorithm="randomized", random_state=manifest["settings"]["random_state"]
-            )
-            projection = svd.fit(tfidf).components_.T.astype(np.float64)
     # Papers without a term (no abstract) have no direction to reproduce: the exact small-corpus
     # solution may give them one from its null space.
     with_text = (np.linalg.norm(lsa, axis=1) > 0) & (np.asarray(tfidf.getnnz(axis=1)) > 0)
-    agreement = np.einsum("ij,ij->i", normalize(np.asarray(tfidf @ projection)), lsa)[with_text]
-    if len(agreement) and float(np.min(agreement)) < 0.99:
+    agreement = np.zeros(0)
+    # Today's solver first, then the one older indexes were fitted with.
+    for solver in (SOLVER, OLD_SOLVER):
+        with one_thread():
+            projection = lsa_fit(tfidf, dims, manifest["settings"]["random_state"], solver)[1]
+        agreement = np.einsum("ij,ij->i", normalize(np.asarray(tfidf @ projection)), lsa)[with_text]
+        if not len(agreement) or float(np.min(agreement)) >= 0.99:
+            break
+    else:
         raise IndexBuildError(
             f"{root}: the topic model's LSA step could not be reproduced from the stored TF-IDF rows "
             f"(cosine {float(np.min(agreement)):.3f}): rebuild the index with the new papers instead"

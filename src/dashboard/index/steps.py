@@ -38,7 +38,8 @@ import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
 from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
-from dashboard.analytics.topics import TopicModel, gram_lsa
+from dashboard.analytics.lsa import lsa_fit
+from dashboard.analytics.topics import TopicModel
 from dashboard.filters import search_text
 from dashboard.search.wordindex import WordIndex
 from dashboard.text.tokens import CountedTexts, ngrams_of_scan, scan
@@ -258,25 +259,17 @@ def tfidf_rows(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
 
 
 def lsa_projection(model: TopicModel) -> np.ndarray:
-    """The terms x dims matrix that maps TF-IDF rows to the model's LSA directions.
-
-    Repeats `TopicModel._fit_lsa` (same solver, same seed): for a truncated SVD it is the SVD's
-    components (what ``TruncatedSVD.transform`` applies); for the exact small-corpus eigen-solution
-    (``gram_lsa``: U x singular values) it is ``X^T U S / S^2``, i.e. ``V^T``.
-    """
-    from sklearn.decomposition import TruncatedSVD
-
+    """The terms x dims matrix that maps TF-IDF rows to the model's LSA directions: the axes the fit kept
+    (`dashboard.analytics.lsa.lsa_fit`), or the same fit again for a model that kept none."""
+    kept = getattr(model, "lsa_projection_", None)
+    if kept is not None:
+        return np.asarray(kept, dtype=np.float64)
     tfidf = model.tfidf_
     n_docs, n_terms = tfidf.shape
     dims = min(model.n_components, n_docs - 1, n_terms - 1)
     if dims < 2:
         raise ValueError("too few papers or terms for an LSA projection")
-    if n_docs <= 2_000:
-        coords = gram_lsa(tfidf, dims).astype(np.float64)
-        scale = np.square(np.linalg.norm(coords, axis=0))
-        return np.asarray(tfidf.T @ coords) / np.where(scale > 0, scale, 1.0)
-    svd = TruncatedSVD(dims, algorithm="randomized", random_state=model.random_state).fit(tfidf)
-    return svd.components_.T.astype(np.float64)
+    return lsa_fit(tfidf, dims, model.random_state)[1]
 
 
 @dataclass(frozen=True)
