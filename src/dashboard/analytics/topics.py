@@ -14,7 +14,9 @@ The default pipeline (``method="kmeans"``), each step measured on ICLR 2026 agai
 4. Neighbour smoothing: each paper's vector is blended with those of its nearest neighbours (a few steps
    of propagation over the k-nearest-neighbour graph): one abstract is short and noisy, its neighbours
    say what it is about.
-5. Spherical k-means; clusters too small to name are dissolved into the nearest other topic.
+5. Spherical k-means, started from Ward's tree over the papers rather than from random centres, so the
+   topics are the corpus's and do not move with the seed; clusters too small to name are dissolved into
+   the nearest other topic.
 6. Each topic is described by class-based TF-IDF over the original TF-IDF (terms frequent in the topic
    and rare elsewhere); its label is two or three of those terms, distinctive and not overlapping.
 7. A paper far from its topic compared to the topic's typical member is an outlier (topic -1).
@@ -213,6 +215,10 @@ class TopicModel:
 
     Above ``max_fit_documents`` papers the neighbour graph and the clustering are fitted on a seeded sample
     and the other papers join their nearest topic, so the cost stays linear in the corpus.
+
+    ``random_state`` draws that sample and seeds NMF and LDA. Given its papers, the default k-means fit
+    does not depend on it: the LSA is exact, k is searched with fixed seeds and k-means starts from
+    Ward's tree, so topics stay put across seeds (issue 52).
     """
 
     def __init__(
