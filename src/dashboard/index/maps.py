@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import multiprocessing
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from dashboard.analytics.areas import (
     parse_taxonomy,
 )
 from dashboard.index.format import _STR, IndexBuildError, arrow_to_table, read_arrow, table_to_arrow
+from dashboard.system.lifetime import end_with
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,13 @@ class LocalMaps:
     def __init__(self, workers: int) -> None:
         # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
         self.pool = (
-            ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                # A killed build (a first start's, when its server stops) must not leave its workers.
+                initializer=end_with,
+                initargs=(os.getpid(),),
+            )
             if workers > 1
             else None
         )

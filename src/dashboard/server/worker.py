@@ -27,7 +27,6 @@ import importlib
 import multiprocessing
 import os
 import pickle
-import select
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from dashboard.system.cores import usable_cores
+from dashboard.system.lifetime import end_with
 
 MAX_WORKERS = max(1, usable_cores() - 1)
 NICENESS = 10  # below the server's script threads: other sessions' pages come first
@@ -171,44 +171,10 @@ def run(job: Callable[..., Any], *args: Any, timeout: float, memory_bytes: int) 
 _helper: tuple[ProcessPoolExecutor, Future[None]] | None = None  # the helper and its first job
 
 
-def _watch(server: int) -> None:
-    """The helper's initializer, run as its process starts: end it when the ``server`` process ends.
-
-    At its start, not in its first job: a server stopped while its helper started cancels that job,
-    and one that then ended before its queue had sent the job left a helper that never got it.
-    """
-    threading.Thread(target=_exit_with, args=(server,), name="helper-watch", daemon=True).start()
-
-
 def _import(names: tuple[str, ...]) -> None:
     """The helper's first job: import ``names``."""
     for name in names:
         importlib.import_module(name)
-
-
-def _exit_with(server: int) -> None:
-    """End this process once the process ``server`` has ended, however it ended.
-
-    A pool's worker waits for work from its parent's queue and never learns that the parent is gone:
-    every stopped server left its helper, the forkserver it was forked from and multiprocessing's
-    resource tracker running (about 245 MB), since the helper held the fds that end those two.
-    """
-    try:
-        watched = os.pidfd_open(server)  # readable once the process has ended (Linux 5.3 and later)
-    except (AttributeError, OSError):
-        while _is_running(server):
-            time.sleep(1.0)
-    else:
-        select.select([watched], [], [])
-    os._exit(0)
-
-
-def _is_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError):  # gone, or another user's: a reused number
-        return False
-    return True
 
 
 def _started_helper(modules: tuple[str, ...]) -> tuple[ProcessPoolExecutor, Future[None]]:
@@ -217,7 +183,7 @@ def _started_helper(modules: tuple[str, ...]) -> tuple[ProcessPoolExecutor, Futu
     with _context_lock:
         if _helper is None:
             pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=_mp_context(), initializer=_watch, initargs=(os.getpid(),)
+                max_workers=1, mp_context=_mp_context(), initializer=end_with, initargs=(os.getpid(),)
             )
             with _without_main():  # the helper process starts with its first job
                 _helper = pool, pool.submit(_import, modules)
