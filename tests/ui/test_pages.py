@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import corpus
 from dashboard.analytics import analysis
 from dashboard.figures import charts
+from dashboard.schema import OUTLIER_TOPIC
 from dashboard.ui import components, data, keys
 
 REPO = Path(__file__).resolve().parents[2]
@@ -157,7 +158,10 @@ def test_keyword_in_context_keeps_the_words_next_to_the_term_and_sorts_by_them()
 def test_selecting_every_topic_is_no_topic_filter(seeds: pd.DataFrame) -> None:
     at = ok(app("papers"))
     topics = at.sidebar.multiselect(key=keys.TOPIC)
-    every = [int(label.split(":")[0]) for label in topics.options]  # labels are "3: terms (12)"
+    # Labels are "3: terms (12)", and "Outlier (1)" where the model set papers aside.
+    every = [
+        OUTLIER_TOPIC if label.startswith("Outlier") else int(label.split(":")[0]) for label in topics.options
+    ]
     topics.set_value(every).run()
     ok(at)
     assert "topic" not in at.query_params
