@@ -205,7 +205,8 @@ class TopicModel:
     ``topic_labels_``, ``top_terms_`` (per topic, (term, weight) pairs, best = 1), ``topic_sizes_``,
     ``representative_docs_`` (per topic, paper indices, most typical first), ``doc_topic_`` (papers x
     topics, rows sum to 1), ``vectorizer_`` and ``terms_`` (its vocabulary), ``tfidf_`` (papers x terms,
-    L2 rows), ``lsa_`` (papers x dims, L2 rows), ``embedding_`` (what the clustering saw, L2 rows),
+    L2 rows), ``lsa_`` (papers x dims, L2 rows), ``lsa_projection_`` (terms x dims: the LSA axes, which
+    project new TF-IDF rows; None below two dims), ``embedding_`` (what the clustering saw, L2 rows),
     ``area_scores_`` (papers x taxonomy areas, None without guidance), ``k_scores_`` (the auto-k table:
     k, stability, coherence, score; None when k was given), ``representation_`` (the space's name),
     ``vectors_`` (the papers in that space, L2 rows, before guidance and smoothing; the LSA rows

@@ -4,7 +4,7 @@
 background thread as the server starts (`warm`). The thread does what the first page run of the first
 session would otherwise do before it could show anything, through the same cached functions
 (`dashboard.ui.data`), keyed the same way: it reads the default corpus (the bundled seeds,
-``--corpus`` or ``PAPER_DASHBOARD_CORPUS``; a large raw file's disk-cache entry is built here, see
+``--corpus`` or ``PAPER_DASHBOARD_CORPUS``; a large raw file's disk-cache build is started here, see
 `dashboard.index.diskcache`), imports the pages' modules (pandas, Plotly's figure classes, the app's own:
 about 0.6 s of a cold first run on the seeds) and, for a corpus whose topics are stored (a prebuilt
 index or a disk-cache entry), reads its topics.
