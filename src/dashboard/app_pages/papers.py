@@ -12,8 +12,6 @@ from dashboard.ui.markup import escape_markdown
 from dashboard.ui.timings import mark
 from dashboard.ui.url import param
 
-FIRST_ROWS = 100  # rows the table shows on arrival (ten in sight); "Show more" adds more
-
 view = page_context()
 components.page_header("Papers", view, "Tick a row to read the paper, or two to four to compare them")
 mark("context")
@@ -52,9 +50,9 @@ components.download(table, view, stem="papers", key=keys.PAPERS_FORMAT, n_rows=n
 library_ui.add_filtered(view, keys.PAPERS_ADD)
 mark("download")
 shown_key = f"{keys.PAPERS_SHOWN}.{view.filters.slug()}.{order}"
-# The first screen holds ten rows: a first page of FIRST_ROWS, not a thousand, is what a switch to the
-# page sends, fits and draws; "Show more" adds the usual thousand at a time.
-st.session_state.setdefault(shown_key, min(FIRST_ROWS, components.SHOW_MORE_ROWS))
+# The first screen holds ten rows: a first page of `components.FIRST_ROWS`, not a thousand, is what a
+# switch to the page sends, fits and draws; "Show more" adds the usual thousand at a time.
+st.session_state.setdefault(shown_key, min(components.FIRST_ROWS, components.SHOW_MORE_ROWS))
 n_shown = components.shown_rows(len(rows), shown_key)
 scope = (
     f"All {len(rows):,} papers" if n_shown == len(rows) else f"The first {n_shown:,} of {len(rows):,} papers"

@@ -933,6 +933,7 @@ def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
 # --------------------------------------------------------------------- the Papers table's order
 
 SHOW_MORE_ROWS = 1_000  # st.dataframe sends every row it is given: more are added on request
+FIRST_ROWS = 100  # rows the Papers table shows on arrival (ten in sight); "Show more" adds more
 
 
 RELEVANCE = "relevance"  # the Papers table's order by score (search or "papers like"): sort= absent
