@@ -19,7 +19,7 @@ from dashboard import corpus
 from dashboard.filters import Filters
 from dashboard.repocheck.columns import with_repo_columns
 from dashboard.repocheck.targets import targets_in
-from dashboard.ui import repos
+from dashboard.ui import keys, repos
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -59,10 +59,16 @@ def env(world: World, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str
         yield environment
 
 
+# The page's tables are expanders drawn once opened (below its charts): these tests read two of them.
+OPENED = (keys.LINKS_REPOS_OPEN, keys.LINKS_WAITING_OPEN)
+
+
 def links_page(query: dict[str, Any] | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180)
     for key, value in (query or {}).items():
         at.query_params[key] = value
+    for key in OPENED:
+        at.session_state[key] = True
     at.switch_page(LINKS)
     return at.run()
 
