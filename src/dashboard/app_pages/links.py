@@ -141,11 +141,6 @@ INSIDE_PX = components.PAGE_WIDTH_PX - components.EXPANDER_INSET_PX  # a table's
 HALF_INSIDE_PX = components.HALF_WIDTH_PX - components.EXPANDER_INSET_PX
 
 
-def lazy_section(label: str, key: str, icon: str) -> Any:
-    """An expander whose content the page draws only while it is open (``.open``); opening it reruns."""
-    return st.expander(label, key=key, on_change="rerun", icon=icon)
-
-
 def repository_table(with_repo: np.ndarray, rows_are: str) -> None:
     """One page of the papers with a repository, with the repository's state (and, once checked, more)."""
     pager = f"{keys.LINKS_REPOS_FORMAT}.page.{view.filters.slug()}"
@@ -304,7 +299,7 @@ with_repo = np.flatnonzero(in_view & data.with_repository(digest, papers))
 if len(with_repo):
     # A row per paper (papers sharing a repository have a row each): counted as papers, not repositories.
     rows_are = "papers with their repository"
-    box = lazy_section(
+    box = components.lazy_section(
         f"Papers with their repository ({len(with_repo):,})"
         + ("" if checked_any else ": the state of each once checked"),
         keys.LINKS_REPOS_OPEN,
@@ -327,7 +322,7 @@ waiting_rows = waiting_rows[in_view[waiting_rows]]
 st.header("Where the code is still to come, and where the links go")
 waiting_label = f"Code promised, or a repository without code yet ({len(waiting_rows):,})"
 if len(waiting_rows):
-    box = lazy_section(waiting_label, keys.LINKS_WAITING_OPEN, ":material/hourglass:")
+    box = components.lazy_section(waiting_label, keys.LINKS_WAITING_OPEN, ":material/hourglass:")
     if box.open:
         with box:
             waiting_table(waiting_rows, placeholder)
@@ -338,7 +333,7 @@ mark("waiting")
 if not len(link_rows):
     st.caption("All links (0): these abstracts contain no links.")
 else:
-    box = lazy_section(f"All links ({len(link_rows):,})", keys.LINKS_ALL_OPEN, ":material/link:")
+    box = components.lazy_section(f"All links ({len(link_rows):,})", keys.LINKS_ALL_OPEN, ":material/link:")
     if box.open:
         with box:
             links_table()
@@ -357,7 +352,7 @@ with left:
     account_only = in_view & data.has_code_status(digest, "account_only", papers)
     account_label = f"Account or organisation only ({int(account_only.sum()):,})"
     if account_only.any():
-        box = lazy_section(account_label, keys.LINKS_ACCOUNTS_OPEN, ":material/person:")
+        box = components.lazy_section(account_label, keys.LINKS_ACCOUNTS_OPEN, ":material/person:")
         if box.open:
             with box:
                 accounts_table(account_only)
@@ -367,7 +362,7 @@ with right:
     promised_rows = np.flatnonzero(in_view & data.has_code_status(digest, "promised", papers))
     promised_label = f"Code promised, no link ({len(promised_rows):,})"
     if len(promised_rows):
-        box = lazy_section(promised_label, keys.LINKS_PROMISED_OPEN, ":material/schedule:")
+        box = components.lazy_section(promised_label, keys.LINKS_PROMISED_OPEN, ":material/schedule:")
         if box.open:
             with box:
                 promised_table(promised_rows)
@@ -380,7 +375,7 @@ shared_label = f"Repositories shared by several papers ({len(shared):,})"
 if not len(shared):
     st.caption(f"{shared_label}: no repository is given as the code of more than one of these papers.")
 else:
-    box = lazy_section(shared_label, keys.LINKS_SHARED_OPEN, ":material/share:")
+    box = components.lazy_section(shared_label, keys.LINKS_SHARED_OPEN, ":material/share:")
     if box.open:
         with box:
             shared_table(shared)

@@ -224,14 +224,13 @@ mark("groups")
 default_term = str(frequencies["term"].iloc[0]) if not frequencies.empty else ""
 term = param(keys.URL_KWIC)
 kwic_shown = (term or default_term).strip()[:60]
-kwic_box = st.expander(
+kwic_box = components.lazy_section(
     "Keyword in context: every occurrence of "
     + (f"“{escape_markdown(kwic_shown)}” (or another term)" if kwic_shown else "a term")
     + ", with the words around it",
-    key=keys.TERMS_KWIC_OPEN,
-    on_change="rerun",
+    keys.TERMS_KWIC_OPEN,
+    ":material/format_quote:",
     expanded=bool(term or param(keys.URL_KWIC_ORDER)),
-    icon=":material/format_quote:",
 )
 if kwic_box.open:
     with kwic_box:

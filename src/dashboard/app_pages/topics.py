@@ -129,10 +129,8 @@ components.paper_map(view, f"{keys.TOPICS_MAP}.{model}", colour, topic_colours, 
 # Labels are drawn only where they fit without covering one another (the largest clusters first):
 # every topic is named here, with its colour, and on hover over its points.
 # Drawn only while open (its list is a page of names nobody reads unasked).
-topic_box = st.expander(
-    f"The {len(topic_colours)} topics on the map and their colours",
-    key=f"{keys.TOPICS_MAP_FIND}.open",
-    on_change="rerun",
+topic_box = components.lazy_section(
+    f"The {len(topic_colours)} topics on the map and their colours", f"{keys.TOPICS_MAP_FIND}.open"
 )
 if topic_box.open:
     with topic_box:

@@ -429,9 +429,6 @@ mark("terms")
 # The sections below the terms are drawn only while their expanders are open: drawn with every switch to
 # the page, out of sight below the fold, their charts and grids were most of what the browser did to
 # show the page. Each label says what it holds; its downloads come with it.
-def lazy_section(label: str, key: str, icon: str) -> Any:
-    """An expander whose content the page draws only while it is open (``.open``); opening it reruns."""
-    return st.expander(label, key=key, on_change="rerun", icon=icon)
 
 
 def venue_section() -> None:
@@ -552,7 +549,7 @@ def papers_section(positions: np.ndarray) -> None:
 
 # --------------------------------------------------------------------- topic by venue
 if several_venues and has_topics:
-    box = lazy_section(
+    box = components.lazy_section(
         f"Topic by venue ({len(venues)} venues): each topic's share and each venue's most distinctive topics",
         keys.TRENDS_VENUES_OPEN,
         ":material/grid_on:",
@@ -566,7 +563,7 @@ elif has_topics:
 mark("venues")
 # --------------------------------------------------------------------- code release over time
 if several_years:
-    box = lazy_section(
+    box = components.lazy_section(
         f"Code release over time ({years[0]}–{years[-1]})", keys.TRENDS_CODE_OPEN, ":material/code:"
     )
     if box.open:
@@ -576,7 +573,7 @@ if several_years:
 mark("code release")
 # --------------------------------------------------------------------- decisions
 if trends.has_decisions(axes, mask_without("topic", "area", "year")):
-    box = lazy_section(
+    box = components.lazy_section(
         "Decisions: acceptance per topic, research area and year",
         keys.TRENDS_DECISIONS_OPEN,
         ":material/gavel:",
@@ -598,7 +595,7 @@ st.caption(
     )
 )
 if len(positions):
-    box = lazy_section(
+    box = components.lazy_section(
         f"List the first {n_listed} of these {len(positions):,} papers"
         if len(positions) > n_listed
         else f"List these {len(positions):,} papers",

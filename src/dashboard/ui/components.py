@@ -189,6 +189,15 @@ def save_chart(fig: Any, view: View, *, name: str, row: Any = None) -> None:
             )
 
 
+def lazy_section(label: str, key: str, icon: str | None = None, *, expanded: bool = False) -> Any:
+    """An expander whose content the page draws only while it is open (``.open``); opening it reruns.
+
+    Below the fold, a page's charts and grids drawn with every switch to it were most of what the
+    browser did to show the page: each label says what it holds, and its content waits to be asked for.
+    """
+    return st.expander(label, key=key, on_change="rerun", icon=icon, expanded=expanded)
+
+
 def lazy_popover(row: Any, label: str, *, key: str, icon: str, help: str) -> Any:
     """A small popover under a chart whose content is made only while it is open.
 

@@ -77,11 +77,10 @@ def tree_section(view: View, topic_colours: Mapping[int, str] | None = None) -> 
     if n_leaves < 2:
         return
     k = view.filters.k if view.filters.k is not None and not view.filters.refit else n_leaves
-    box = st.expander(
+    box = components.lazy_section(
         f"How the {n_leaves} fitted topics merge (the topics' tree)",
-        key=f"{keys.TOPICS_TREE}.open",
-        on_change="rerun",
-        icon=":material/account_tree:",
+        f"{keys.TOPICS_TREE}.open",
+        ":material/account_tree:",
     )
     if not box.open:
         return
