@@ -24,6 +24,7 @@ import streamlit as st
 
 from dashboard.filters import URL_KEYS
 from dashboard.ui import keys
+from dashboard.ui.url import remember_query
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "app_pages"
 
@@ -148,6 +149,7 @@ def begin(page: Any) -> Drawn:
     `finish` draws them again if the page changed the URL while it ran.
     """
     st.session_state[keys.NAV_CURRENT] = stem_of(page)
+    remember_query()
     remember_here()
     drawn = Drawn(st.sidebar.empty(), _current_query())
     _draw(drawn.slot)

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.filters import URL_KEYS, Filters
+from dashboard.ui import keys
 
 
 def read_query() -> dict[str, list[str]]:
@@ -41,6 +42,7 @@ def write_query(new_values: dict[str, str | list[str] | None]) -> None:
             updated[key] = [value] if isinstance(value, str) else list(value)
     if updated != current:
         st.query_params.from_dict(updated)
+    remember_query()
 
 
 def write_filters(filters: Filters) -> None:
@@ -72,3 +74,23 @@ def param(key: str, default: str = "") -> str:
     """The last value of one URL parameter, or ``default``."""
     values = st.query_params.get_all(key)
     return values[-1] if values else default
+
+
+def remember_query() -> None:
+    """Keep the URL as this whole-page run has it (at its start, after the callbacks, and after each
+    write), for `restore_query`."""
+    st.session_state[keys.URL_OF_LAST_RUN] = read_query()
+
+
+def restore_query() -> None:
+    """Before a fragment reruns the whole page: put back the URL the last whole-page run had.
+
+    Every rerun request carries the browser's URL as it was when sent, and Streamlit sets
+    `st.query_params` from it, fragment runs too. A timed fragment's tick sent after a widget change
+    but before the browser had the URL that change's callback wrote carries the old URL; a whole-page
+    rerun from that fragment would then run, and write back, the filters of before the change (a typed
+    search vanished this way under load). The last whole-page run's URL is the newest the server knows.
+    """
+    last = st.session_state.get(keys.URL_OF_LAST_RUN)
+    if last is not None and last != read_query():
+        st.query_params.from_dict(last)
