@@ -23,7 +23,7 @@ from dashboard.ui import data, keys, ranked, sidebar
 from dashboard.ui import library as library_ui
 from dashboard.ui.components import lazy_popover, max_topics, report_button
 from dashboard.ui.markup import STYLE, escape_markdown
-from dashboard.ui.url import param, read_filters, restore_query, write_query
+from dashboard.ui.url import param, read_filters, settle_query, write_query
 from dashboard.ui.view import View
 
 LOG = logging.getLogger(__name__)
@@ -186,7 +186,7 @@ def build_progress(build: diskcache.Build) -> None:
     read from the build's own progress lines (`diskcache.Build.progress`). Once the build has ended
     the whole page runs again, which opens the built index (the filters stay: they are in the URL)."""
     if build.done:
-        restore_query()  # this tick may carry a URL older than the last change (`restore_query`)
+        settle_query()  # this tick may carry a URL older than the last change (`settle_query`)
         st.rerun(scope="app")
     build_bar(st.container(), build)
 

@@ -24,7 +24,7 @@ import streamlit as st
 
 from dashboard.filters import URL_KEYS
 from dashboard.ui import keys
-from dashboard.ui.url import remember_query
+from dashboard.ui.url import remember_query, settle_query
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "app_pages"
 
@@ -149,6 +149,7 @@ def begin(page: Any) -> Drawn:
     `finish` draws them again if the page changed the URL while it ran.
     """
     st.session_state[keys.NAV_CURRENT] = stem_of(page)
+    settle_query()
     remember_query()
     remember_here()
     drawn = Drawn(st.sidebar.empty(), _current_query())
@@ -188,4 +189,7 @@ def _draw(slot: Any) -> None:
 def switch_to(target: str, extra: Mapping[str, str | Sequence[str] | None] | None = None) -> None:
     """Go to page ``target`` with the filters (a button's action): the same query a link carries."""
     remember_here()
-    st.switch_page(BY_STEM[target].path, query_params=query_to(target, extra))
+    query = query_to(target, extra)
+    if target == _current_stem():  # the same page with another URL: the newest, not an old one
+        remember_query(query)
+    st.switch_page(BY_STEM[target].path, query_params=query)

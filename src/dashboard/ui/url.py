@@ -32,7 +32,14 @@ def _normalised(query: dict[str, str | list[str]]) -> dict[str, list[str]]:
 
 
 def write_query(new_values: dict[str, str | list[str] | None]) -> None:
-    """Set (or with None, remove) some URL parameters in one update, keeping the others."""
+    """Set (or with None, remove) some URL parameters in one update, keeping the others.
+
+    Written on the newest URL (`settle_query`); in a fragment-only run nothing is written (the app's
+    one fragment has no widgets, so a change there is an echo: `in_fragment_run`).
+    """
+    if in_fragment_run():
+        return
+    settle_query()
     current = read_query()
     updated = dict(current)
     for key, value in new_values.items():
@@ -76,21 +83,54 @@ def param(key: str, default: str = "") -> str:
     return values[-1] if values else default
 
 
-def remember_query() -> None:
-    """Keep the URL as this whole-page run has it (at its start, after the callbacks, and after each
-    write), for `restore_query`."""
-    st.session_state[keys.URL_OF_LAST_RUN] = read_query()
+def _run() -> Any:
+    """This script run's context (None outside a run, e.g. in a bare test)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx()
 
 
-def restore_query() -> None:
-    """Before a fragment reruns the whole page: put back the URL the last whole-page run had.
+Query = dict[str, list[str]]
+SEEN_URLS = 32  # the URLs of one page a session remembers having had (`settle_query`)
+
+
+def _frozen(query: Query) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple(sorted((key, tuple(values)) for key, values in query.items()))
+
+
+def remember_query(query: Query | None = None) -> None:
+    """Keep the URL as this session's server last had it (or ``query``, about to be this page's),
+    with its page and the page's earlier URLs, for `settle_query`."""
+    page = getattr(_run(), "page_script_hash", "")
+    query = read_query() if query is None else query
+    before = st.session_state.get(keys.URL_OF_LAST_RUN)
+    seen = [u for u in before[2] if u != _frozen(query)] if before and before[0] == page else []
+    st.session_state[keys.URL_OF_LAST_RUN] = (page, query, [*seen[-SEEN_URLS + 1 :], _frozen(query)])
+
+
+def settle_query() -> None:
+    """Make `st.query_params` the newest URL of this page the session knows, where the run's is older.
 
     Every rerun request carries the browser's URL as it was when sent, and Streamlit sets
-    `st.query_params` from it, fragment runs too. A timed fragment's tick sent after a widget change
-    but before the browser had the URL that change's callback wrote carries the old URL; a whole-page
-    rerun from that fragment would then run, and write back, the filters of before the change (a typed
-    search vanished this way under load). The last whole-page run's URL is the newest the server knows.
+    `st.query_params` from it, fragment ticks too. A request sent after a change but before the browser
+    had the URL that change's callback wrote (a fragment's timed tick, a second click on a busy server)
+    carries the URL of before the change: a callback writing on top of it, or a whole-page rerun from
+    it, brought back the old filters (under load a typed search vanished this way). So a run whose URL
+    is one this page had before, without the back or forward button, gets the newest instead. A URL
+    never seen (opened, pasted) and the back and forward buttons are taken as they come.
     """
-    last = st.session_state.get(keys.URL_OF_LAST_RUN)
-    if last is not None and last != read_query():
-        st.query_params.from_dict(last)
+    ctx, last = _run(), st.session_state.get(keys.URL_OF_LAST_RUN)
+    if ctx is None or last is None or ctx.is_history_navigation:
+        return
+    page, newest, seen = last
+    current = read_query()
+    if page == ctx.page_script_hash and current != newest and _frozen(current) in seen:
+        st.query_params.from_dict(newest)
+
+
+def in_fragment_run() -> bool:
+    """Whether this run reruns fragments only. No widget outside a fragment can change in such a
+    run: a change of one sends a whole-page rerun, so a callback called in it got a widget value the
+    browser sent before the last run's value reached it (an echo), and must change nothing."""
+    ctx = _run()
+    return bool(getattr(ctx, "fragment_ids_this_run", None))
