@@ -161,6 +161,7 @@ def _topics_page(query: dict[str, str] | None = None) -> AppTest:
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.switch_page("src/dashboard/app_pages/topics.py")
+    at.session_state[f"{keys.TOPICS_DETAIL}.open"] = True  # "One topic in detail" is drawn while open
     return at.run()
 
 

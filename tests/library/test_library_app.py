@@ -177,6 +177,8 @@ def test_topic_names_show_on_the_topics_page_and_a_lost_one_is_reported(seeds: p
     with Library.open(library_path()) as lib:
         lib.rename_topic("bundled seeds", ["zebra", "quokka", "okapi"], "Animals")
     at = ok(app("topics"))
+    at.session_state["topics.detail.open"] = True  # "One topic in detail" is drawn while open
+    ok(at.run())
     # The focus widget's key carries the model's identity (issue 12: it resets with the model).
     (focus,) = [box for box in at.selectbox if str(box.key).startswith("topics.focus")]
     assert any("My favourite topic" in str(o) for o in focus.options)

@@ -53,6 +53,25 @@ def test_the_topics_tree_is_drawn_only_once_its_expander_is_opened() -> None:
     assert [w for w in at.text_input if str(w.key).startswith(keys.TOPICS_MAP_FIND)]
 
 
+def test_one_topic_in_detail_is_drawn_when_opened_or_when_the_filters_name_one_topic() -> None:
+    def detail_drawn(at: AppTest) -> bool:
+        assert not at.exception, [e.value for e in at.exception]
+        focus = [w for w in at.selectbox if str(w.key).startswith(keys.TOPICS_FOCUS)]
+        return bool(focus) and "Top terms and their weight" in chart_titles(at)
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.switch_page("src/dashboard/app_pages/topics.py")
+    assert not detail_drawn(at.run())
+    at.session_state[f"{keys.TOPICS_DETAIL}.open"] = True
+    assert detail_drawn(at.run())
+    # A link to one topic opens it at once, showing that topic.
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["topic"] = "2"
+    at.switch_page("src/dashboard/app_pages/topics.py")
+    assert detail_drawn(at.run())
+    assert [w.value for w in at.selectbox if str(w.key).startswith(keys.TOPICS_FOCUS)] == [2]
+
+
 def test_a_compound_wider_than_its_cell_breaks_after_a_hyphen_that_fits() -> None:
     title = "Robust Hand-Occlusion-and-Orientation-Aware Pose Estimation"
     broken = components.break_at_hyphens(title, 200)

@@ -73,6 +73,9 @@ def test_topics_without_matches_shows_only_the_empty_state() -> None:
 
 def test_topics_in_detail_resets_when_the_model_changes(seeds: pd.DataFrame) -> None:
     at = ok(app("topics"))
+    assert not [w for w in at.selectbox if str(w.key or "").startswith(keys.TOPICS_FOCUS)]  # drawn when open
+    at.session_state[f"{keys.TOPICS_DETAIL}.open"] = True
+    ok(at.run())
     focus = widget(at, "selectbox", keys.TOPICS_FOCUS)
     # Topic 2 is in both models and the largest in neither: kept, it showed the old topic's label.
     other = 2

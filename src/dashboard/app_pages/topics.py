@@ -46,6 +46,46 @@ def _topic_list(view: View, topic_colours: dict[int, str], find: str) -> str:
 
 
 view = page_context()
+
+
+def _topic_in_detail(view: View, model: str) -> None:
+    """The chosen topic's top terms (a chart) and its most representative papers (buttons)."""
+    topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]
+    chosen = (
+        view.filters.topic[0] if view.filters.topic and view.filters.topic[0] in topic_ids else topic_ids[0]
+    )
+    focus = st.columns([2, 3])[0].selectbox(
+        "Topic",
+        topic_ids,
+        index=topic_ids.index(chosen),
+        format_func=lambda t: view.topic_names.get(t, str(t)),
+        key=f"{keys.TOPICS_FOCUS}.{model}",
+    )
+    row = view.analysis.topics.loc[view.analysis.topics["topic"] == focus].iloc[0]
+    left, right = st.container(key=keys.TOPICS_STACK_DETAIL).columns(2)
+    with left:
+        weights = pd.Series({str(term): float(weight) for term, weight in list(row["top_terms"])[:15]})
+        components.chart(
+            charts.top_counts(
+                weights, title="Top terms and their weight", x_title="Weight in the topic", limit=15
+            ),
+            view,
+            name="topic-terms",
+        )
+    with right:
+        st.markdown("**Most representative papers**")
+        representatives = components.positions_of(view, list(row["representative_ids"])[:8])
+        titles = view.papers["title"].iloc[list(representatives.values())]
+        for paper_id, title in zip(representatives, titles, strict=True):
+            components.paper_button(
+                str(title),
+                paper_id,
+                key=f"{keys.TOPICS_REPRESENTATIVE_PREFIX}.{model}.{focus}.{paper_id}",
+                on_papers_page=False,
+            )
+        st.caption("A click opens the paper on the Papers page.")
+
+
 components.page_header("Topics", view, "Groups of papers that use the same words")
 if view.analysis is None:
     topics_unavailable(view)  # being computed (the disk cache's build), or not available
@@ -144,35 +184,14 @@ topic_tree.tree_section(view, topic_colours)
 
 mark("tree")
 st.header("One topic in detail")
-topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]
-chosen = view.filters.topic[0] if view.filters.topic and view.filters.topic[0] in topic_ids else topic_ids[0]
-focus = st.columns([2, 3])[0].selectbox(
-    "Topic",
-    topic_ids,
-    index=topic_ids.index(chosen),
-    format_func=lambda t: view.topic_names.get(t, str(t)),
-    key=f"{keys.TOPICS_FOCUS}.{model}",
+# Drawn only while open, like the tree above: its chart and eight buttons, below the fold, were drawn
+# with every switch to the page. Open at once when the filters name one topic.
+detail = components.lazy_section(
+    "Its top terms and most representative papers",
+    f"{keys.TOPICS_DETAIL}.open",
+    ":material/zoom_in:",
+    expanded=len(view.filters.topic) == 1,
 )
-row = view.analysis.topics.loc[view.analysis.topics["topic"] == focus].iloc[0]
-left, right = st.container(key=keys.TOPICS_STACK_DETAIL).columns(2)
-with left:
-    weights = pd.Series({str(term): float(weight) for term, weight in list(row["top_terms"])[:15]})
-    components.chart(
-        charts.top_counts(
-            weights, title="Top terms and their weight", x_title="Weight in the topic", limit=15
-        ),
-        view,
-        name="topic-terms",
-    )
-with right:
-    st.markdown("**Most representative papers**")
-    representatives = components.positions_of(view, list(row["representative_ids"])[:8])
-    titles = view.papers["title"].iloc[list(representatives.values())]
-    for paper_id, title in zip(representatives, titles, strict=True):
-        components.paper_button(
-            str(title),
-            paper_id,
-            key=f"{keys.TOPICS_REPRESENTATIVE_PREFIX}.{model}.{focus}.{paper_id}",
-            on_papers_page=False,
-        )
-    st.caption("A click opens the paper on the Papers page.")
+if detail.open:
+    with detail:
+        _topic_in_detail(view, model)

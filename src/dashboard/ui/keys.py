@@ -76,6 +76,7 @@ OVERVIEW_DECISIONS: Final = "overview.decision_bars"
 OVERVIEW_METHODS: Final = "overview.all_method_names"
 TOPICS_NOTICE: Final = "topics.notice"  # message about the last map selection, shown once
 TOPICS_FOCUS: Final = "topics.focus"  # + View.model_key: the topic looked at in detail
+TOPICS_DETAIL: Final = "topics.detail"  # + ".open": "One topic in detail" is open
 TOPICS_CLEAR: Final = "topics.clear_filters"
 TOPICS_FORGET_PICKED: Final = "topics.forget_picked"
 TOPICS_REFIT: Final = "topics.refit"  # refit at k instead of the tree's cut
