@@ -470,6 +470,15 @@ def test_the_title_takes_the_width_of_the_columns_left_out() -> None:
     assert components.TITLE_WIDTH + sum(others.values()) + 36 <= 820
 
 
+def test_the_code_links_text_fits_its_column_uncut() -> None:
+    # The grid clips a link's text with no sign: "owner/repo" showed as "Seunghyeok(" at 60 px.
+    from dashboard.ui import tables
+
+    config = components.PAPER_COLUMN_CONFIG["code_url"]
+    assert config["type_config"]["display_text"] == components.CODE_LINK_TEXT
+    assert tables.text_px(components.CODE_LINK_TEXT) + tables.CELL_PADDING_PX <= config["width"]
+
+
 def test_a_loaded_corpus_is_kept_out_of_the_garbage_collectors_full_passes() -> None:
     import gc
 

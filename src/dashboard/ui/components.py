@@ -874,6 +874,7 @@ TABLE_KEYBOARD_HINT = (
 # A repository link shown as its path on the big hosts ("owner/repo"), whole elsewhere: the grid
 # shows the regex's first group (a full "https://github.com/..." was cut after the owner).
 REPO_DISPLAY = r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(.+)"
+CODE_LINK_TEXT = "repo ↗"  # the Papers table's Code links (`PAPER_COLUMN_CONFIG`)
 PAPER_COLUMNS: tuple[str, ...] = (
     "title",
     "authors",
@@ -904,9 +905,11 @@ PAPER_COLUMN_CONFIG: dict[str, Any] = {
     "areas": st.column_config.TextColumn("Areas", width=110),
     "code_url": st.column_config.LinkColumn(
         "Code",
-        display_text=REPO_DISPLAY,
+        # One short label: an "owner/repo" was cut mid-name at 60 px, with no sign that it was (the grid
+        # clips a link's text); the repository's name is in the paper's details and on Links & code.
+        display_text=CODE_LINK_TEXT,
         width=60,
-        help="The paper's own repository (empty: see the code status in the paper's details)",
+        help="A link to the paper's own repository (empty: see the code status in the paper's details)",
     ),
     "code_status": st.column_config.TextColumn("Code status", width=100),
     "n_words": st.column_config.NumberColumn("Words", width=46, format="%d"),
