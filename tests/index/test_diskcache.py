@@ -81,6 +81,13 @@ def test_a_changed_file_gives_another_entry(tmp_path: Path) -> None:
     assert diskcache.entry_name(before) != diskcache.entry_name(after)
 
 
+def test_a_newer_analysis_gives_another_entry(digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An upgrade that changes the topics must not keep showing the old ones from the cache.
+    before = diskcache.entry_name(digest)
+    monkeypatch.setattr(diskcache.paper_index, "ANALYSIS_VERSION", diskcache.paper_index.ANALYSIS_VERSION + 1)
+    assert diskcache.entry_name(digest) != before
+
+
 def test_two_servers_building_at_once_leave_one_sound_entry(tmp_path: Path, digest: str) -> None:
     import subprocess
     import sys

@@ -131,9 +131,15 @@ def existing(digest: str, *, root: Path | None = None) -> Path | None:
 
 
 def entry_name(digest: str, settings: Mapping[str, object] | None = None) -> str:
-    """The directory name of a corpus's entry: its digest, the settings and the index format."""
+    """The directory name of a corpus's entry: its digest, the settings, the index format and the
+    version of the analysis (an entry made by an older analysis is not opened, and is evicted in time)."""
     key = json.dumps(
-        {"digest": digest, "settings": dict(settings or {}), "format": paper_index.FORMAT_VERSION},
+        {
+            "digest": digest,
+            "settings": dict(settings or {}),
+            "format": paper_index.FORMAT_VERSION,
+            "analysis": paper_index.ANALYSIS_VERSION,
+        },
         sort_keys=True,
     )
     return "index-" + hashlib.sha256(key.encode()).hexdigest()[:32]
