@@ -20,7 +20,7 @@ UPLOAD_LINK_DISMISS: Final = "corpus.upload_link_dismiss"  # "Dismiss" under "th
 # --- session state: navigation (dashboard.ui.navigation) ------------------------------------------
 NAV_CURRENT: Final = "nav.current"  # the stem of the page this run shows ("papers")
 NAV_REMEMBERED: Final = "nav.remembered"  # {page stem: its own URL settings as it last had them}
-URL_OF_LAST_RUN: Final = "nav.url_of_last_run"  # the query the last whole-page run ended with (url.py)
+NAV_NEWEST_URL: Final = "nav.newest_url"  # (page, the newest URL it was given, its older ones): url.py
 OPEN_PAPERS: Final = "header.open_papers"  # "Open these N papers" under a counting page's title
 
 # --- session state: sidebar filter widgets (their values mirror the URL) --------------------------

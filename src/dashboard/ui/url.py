@@ -103,9 +103,9 @@ def remember_query(query: Query | None = None) -> None:
     with its page and the page's earlier URLs, for `settle_query`."""
     page = getattr(_run(), "page_script_hash", "")
     query = read_query() if query is None else query
-    before = st.session_state.get(keys.URL_OF_LAST_RUN)
+    before = st.session_state.get(keys.NAV_NEWEST_URL)
     seen = [u for u in before[2] if u != _frozen(query)] if before and before[0] == page else []
-    st.session_state[keys.URL_OF_LAST_RUN] = (page, query, [*seen[-SEEN_URLS + 1 :], _frozen(query)])
+    st.session_state[keys.NAV_NEWEST_URL] = (page, query, [*seen[-SEEN_URLS + 1 :], _frozen(query)])
 
 
 def settle_query() -> None:
@@ -119,7 +119,7 @@ def settle_query() -> None:
     is one this page had before, without the back or forward button, gets the newest instead. A URL
     never seen (opened, pasted) and the back and forward buttons are taken as they come.
     """
-    ctx, last = _run(), st.session_state.get(keys.URL_OF_LAST_RUN)
+    ctx, last = _run(), st.session_state.get(keys.NAV_NEWEST_URL)
     if ctx is None or last is None or ctx.is_history_navigation:
         return
     page, newest, seen = last
