@@ -1,10 +1,11 @@
 """The topic model's LSA step, in one place.
 
-`TopicModel._fit_lsa` fits it, the index build projects the papers outside the fit sample with the same
-axes (`dashboard.index.steps.lsa_projection`), and an index built before it kept its model derives the axes
-again from the fit sample (`dashboard.index.append.derive_transform`). All three call `lsa_fit`, so a
-change of solver here changes them together: two copies of the solver's name once drifted apart and
-every build of more papers than the fit sample stopped with "the LSA step could not be reproduced".
+`TopicModel._fit_lsa` fits it and keeps its axes, with which the index build projects the papers
+outside the fit sample (`dashboard.index.steps.lsa_projection`); an index built before it kept its model
+derives the axes again from the fit sample (`dashboard.index.append.derive_transform`). Both call
+`lsa_fit`, so a change of solver here changes them together: two copies of the solver's name once
+drifted apart and every build of more papers than the fit sample stopped with "the LSA step could not be
+reproduced".
 """
 
 from __future__ import annotations

@@ -45,9 +45,6 @@ def _topic_list(view: View, topic_colours: dict[int, str], find: str) -> str:
     return "<ul class='pd-topic-list'>" + "".join(items) + "</ul>"
 
 
-view = page_context()
-
-
 def _topic_in_detail(view: View, model: str) -> None:
     """The chosen topic's top terms (a chart) and its most representative papers (buttons)."""
     topic_ids = [t for t in view.topic_order if t in set(view.analysis.topics["topic"])]
@@ -86,6 +83,7 @@ def _topic_in_detail(view: View, model: str) -> None:
         st.caption("A click opens the paper on the Papers page.")
 
 
+view = page_context()
 components.page_header("Topics", view, "Groups of papers that use the same words")
 if view.analysis is None:
     topics_unavailable(view)  # being computed (the disk cache's build), or not available

@@ -38,7 +38,6 @@ import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
 from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
-from dashboard.analytics.lsa import lsa_fit
 from dashboard.analytics.topics import TopicModel
 from dashboard.filters import search_text
 from dashboard.search.wordindex import WordIndex
@@ -259,17 +258,11 @@ def tfidf_rows(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
 
 
 def lsa_projection(model: TopicModel) -> np.ndarray:
-    """The terms x dims matrix that maps TF-IDF rows to the model's LSA directions: the axes the fit kept
-    (`dashboard.analytics.lsa.lsa_fit`), or the same fit again for a model that kept none."""
-    kept = getattr(model, "lsa_projection_", None)
-    if kept is not None:
-        return np.asarray(kept, dtype=np.float64)
-    tfidf = model.tfidf_
-    n_docs, n_terms = tfidf.shape
-    dims = min(model.n_components, n_docs - 1, n_terms - 1)
-    if dims < 2:
+    """The terms x dims matrix that maps TF-IDF rows to the model's LSA directions: the axes its fit kept
+    (`dashboard.analytics.lsa.lsa_fit`; none below two dimensions)."""
+    if getattr(model, "lsa_projection_", None) is None:
         raise ValueError("too few papers or terms for an LSA projection")
-    return lsa_fit(tfidf, dims, model.random_state)[1]
+    return np.asarray(model.lsa_projection_, dtype=np.float64)
 
 
 @dataclass(frozen=True)

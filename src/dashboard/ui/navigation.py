@@ -24,14 +24,12 @@ import streamlit as st
 
 from dashboard.filters import URL_KEYS
 from dashboard.ui import keys
-from dashboard.ui.url import remember_query, settle_query
+from dashboard.ui.url import Query, read_query, remember_query, settle_query
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "app_pages"
 
 # Keys that mean the same on every page. Everything else in a URL is a page's own setting.
 SHARED_KEYS: frozenset[str] = frozenset({*URL_KEYS, keys.URL_UPLOADED})
-
-Query = dict[str, list[str]]
 
 
 @dataclass(frozen=True)
@@ -107,10 +105,6 @@ def _remembered() -> dict[str, Query]:
     return st.session_state.setdefault(keys.NAV_REMEMBERED, {})
 
 
-def _current_query() -> Query:
-    return {key: st.query_params.get_all(key) for key in st.query_params}
-
-
 def _current_stem() -> str:
     return str(st.session_state.get(keys.NAV_CURRENT, ""))
 
@@ -152,7 +146,7 @@ def begin(page: Any) -> Drawn:
     settle_query()
     remember_query()
     remember_here()
-    drawn = Drawn(st.sidebar.empty(), _current_query())
+    drawn = Drawn(st.sidebar.empty(), read_query())
     _draw(drawn.slot)
     return drawn
 
@@ -160,7 +154,7 @@ def begin(page: Any) -> Drawn:
 def finish(drawn: Drawn) -> None:
     """After a page ran to its end: keep its settings, and redraw the links if its URL changed."""
     remember_here()
-    if _current_query() != drawn.query:
+    if read_query() != drawn.query:
         _draw(drawn.slot)
 
 
@@ -169,12 +163,12 @@ def remember_here() -> None:
     before a button leaves it)."""
     here = _current_stem()
     if here:
-        _remembered()[here] = private_part(_current_query())
+        _remembered()[here] = private_part(read_query())
 
 
 def query_to(target: str, extra: Mapping[str, str | Sequence[str] | None] | None = None) -> Query:
     """The query a link or button to page ``target`` carries from this run's URL."""
-    return carried_query(_current_query(), _remembered(), target, here=_current_stem(), extra=extra)
+    return carried_query(read_query(), _remembered(), target, here=_current_stem(), extra=extra)
 
 
 def _draw(slot: Any) -> None:

@@ -16,8 +16,10 @@ import streamlit as st
 from dashboard.filters import URL_KEYS, Filters
 from dashboard.ui import keys
 
+Query = dict[str, list[str]]  # a URL's query: every key with all its values
 
-def read_query() -> dict[str, list[str]]:
+
+def read_query() -> Query:
     """Every query parameter with all its values (``st.query_params.to_dict`` keeps only the last)."""
     return {key: st.query_params.get_all(key) for key in st.query_params}
 
@@ -90,7 +92,6 @@ def _run() -> Any:
     return get_script_run_ctx()
 
 
-Query = dict[str, list[str]]
 SEEN_URLS = 32  # the URLs of one page a session remembers having had (`settle_query`)
 
 
