@@ -31,12 +31,13 @@ else:
     # the default corpus as it starts and answers its health check once the pages' modules are
     # imported (`dashboard.ui.warmup`), turns Nagle's delay off on its connections
     # (`dashboard.ui.sockets`) and then runs this file for each page; its page tells the browser to
-    # fetch the chart library at once (`dashboard.ui.preload`).
+    # fetch the chart library at once and the other pages' modules after the first page
+    # (`dashboard.ui.preload`).
     from starlette.middleware import Middleware
 
-    from dashboard.ui.preload import ChartPreload
+    from dashboard.ui.preload import ModulePreload
     from dashboard.ui.warmup import HealthAfterImports, lifespan
 
     app = st.App(
-        __file__, lifespan=lifespan, middleware=[Middleware(HealthAfterImports), Middleware(ChartPreload)]
+        __file__, lifespan=lifespan, middleware=[Middleware(HealthAfterImports), Middleware(ModulePreload)]
     )

@@ -259,3 +259,25 @@ def test_the_chart_library_is_fetched_with_the_page_once(app_url: str, browser: 
         assert page.locator('[data-testid="stHtml"] script').count() == 0  # type: ignore[attr-defined]
         no_errors(page)
     page.context.close()  # type: ignore[attr-defined]
+
+
+def test_the_tables_module_is_loaded_after_the_first_page_and_before_the_first_table(
+    app_url: str, browser: object
+) -> None:
+    # The Overview draws no table; once it is drawn, the head's warm-up (`dashboard.ui.preload`)
+    # imports the table's module, so a first switch to Papers draws its table without fetching it.
+    table_module = """() => performance.getEntriesByType('resource')
+        .filter(e => /\\/DataFrame\\.[^/]*\\.js$/.test(e.name)).length"""
+    page = open_page(browser)
+    page.goto(f"{app_url}/")  # type: ignore[attr-defined]
+    settle(page)
+    page.wait_for_function(CHARTS_DRAWN_JS)  # type: ignore[attr-defined]
+    assert page.locator('[data-testid="stDataFrame"]').count() == 0  # type: ignore[attr-defined]
+    page.wait_for_function(f"() => ({table_module})() === 1", timeout=30_000)  # type: ignore[attr-defined]
+    link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text="Papers")  # type: ignore[attr-defined]
+    link.first.click()
+    settle(page)
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()  # type: ignore[attr-defined]
+    assert page.evaluate(table_module) == 1  # type: ignore[attr-defined]
+    no_errors(page)
+    page.context.close()  # type: ignore[attr-defined]

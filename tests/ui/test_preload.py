@@ -1,6 +1,7 @@
-"""The chart library's preload (`dashboard.ui.preload`): which modules it names, how it changes
-Streamlit's page and nothing else, and the real server's answers. What the browser does with it (one
-fetch, on a page without charts too) is in tests/browser/test_browser.py."""
+"""The chart library's preload and the other modules' warm-up (`dashboard.ui.preload`): which modules
+they name, how they change Streamlit's page and nothing else, and the real server's answers. What the
+browser does with them (one fetch, on a page without charts too; the table's module loaded before the
+first table) is in tests/browser/test_browser.py."""
 
 from __future__ import annotations
 
@@ -33,6 +34,52 @@ def test_the_modules_are_streamlits_chart_module_and_its_imports() -> None:
     files = {entry["file"]: entry for entry in manifest.values()}
     imported = {manifest[key]["file"] for key in files[modules[-1]]["imports"]}
     assert imported <= set(modules) and all((STATIC / path).is_file() for path in modules)
+
+
+def test_the_warmed_modules_are_streamlits_own_widget_modules() -> None:
+    warm = preload.warm_modules()
+    names = [path.removeprefix("static/js/").split(".")[0] for path in warm]
+    # the table, the download's format and button: what a first switch to Papers waited for
+    assert {"DataFrame", "ButtonGroup", "DownloadButton"} <= set(names)
+    assert names == [name for name in preload.WARM_MODULES if name in names]
+    assert (STATIC / warm[0]).stat().st_size > 100_000  # the table's module itself, not a stub
+    manifest = json.loads((STATIC / "manifest.json").read_text())
+    on_demand = {manifest[key]["file"] for key in manifest["index.html"]["dynamicImports"]}
+    assert set(warm) <= on_demand  # the very files Streamlit imports when a page draws them
+
+
+def test_a_warmed_name_this_streamlit_lacks_or_an_unsafe_file_is_left_out(tmp_path: Path) -> None:
+    folder = _manifest(
+        tmp_path,
+        {
+            "index.html": {"file": "static/js/index.I1.js", "dynamicImports": ["_grid", "b.tsx", "s.tsx"]},
+            "_grid": {"file": "static/js/DataFrame.D1.js", "name": "DataFrame"},
+            "b.tsx": {
+                "file": 'static/js/x"onload="alert(1).js',
+                "name": "ButtonGroup",
+                "isDynamicEntry": True,
+            },
+            "s.tsx": {"file": "static/js/Selectbox.S1.js", "name": "Selectbox", "isDynamicEntry": True},
+            "c.tsx": {"file": "static/js/Checkbox.C1.js", "name": "Checkbox"},  # not imported on demand
+        },
+    )
+    for name in ("DataFrame.D1.js", 'x"onload="alert(1).js', "Checkbox.C1.js"):  # Selectbox's is missing
+        (folder / "static" / "js" / name).write_text("export {}")
+    assert preload.warm_modules(folder) == ("static/js/DataFrame.D1.js",)
+
+
+def test_the_warm_up_script_names_its_modules_after_the_links() -> None:
+    warm = ("static/js/DataFrame.D1.js", 'static/js/x"></script><script>alert(1)//.js')
+    changed = preload.with_preloads(PAGE, ("static/js/PlotlyChart.X1.js",), warm)
+    assert changed is not None
+    head = changed.split(b"</head>")[0]
+    link = b'<link rel="modulepreload" crossorigin href="./static/js/PlotlyChart.X1.js">'
+    assert head.index(link) < head.index(
+        b'<script type="module">\nconst files = ["static/js/DataFrame.D1.js"];'
+    )
+    assert b"alert" not in changed and changed.count(b"<script") == 2  # Streamlit's entry and the warm-up
+    assert str(preload.WARM_UP_AFTER_MS).encode() in head
+    assert preload.with_preloads(PAGE, (), ()) == PAGE  # nothing to name: the page as it came
 
 
 def _manifest(folder: Path, entries: Any) -> Path:
@@ -113,7 +160,7 @@ def _answer(status: int, content_type: bytes, body: bytes, *, encoding: bytes | 
 
 
 def _through(app: Any, method: str = "GET") -> tuple[dict[str, Any], bytes]:
-    """``app`` behind `preload.ChartPreload`: the answer's start and its whole body."""
+    """``app`` behind `preload.ModulePreload`: the answer's start and its whole body."""
     sent: list[dict[str, Any]] = []
 
     async def send(message: dict[str, Any]) -> None:
@@ -123,7 +170,7 @@ def _through(app: Any, method: str = "GET") -> tuple[dict[str, Any], bytes]:
         return {"type": "http.request", "body": b""}
 
     scope = {"type": "http", "method": method, "path": "/", "headers": []}
-    asyncio.run(preload.ChartPreload(app)(scope, receive, send))
+    asyncio.run(preload.ModulePreload(app)(scope, receive, send))
     return sent[0], b"".join(message.get("body", b"") for message in sent[1:])
 
 
@@ -131,7 +178,7 @@ def _through(app: Any, method: str = "GET") -> tuple[dict[str, Any], bytes]:
 def test_streamlits_page_is_sent_changed_with_its_length(encoding: bytes | None) -> None:
     body = gzip.compress(PAGE) if encoding else PAGE
     start, sent = _through(_answer(200, b"text/html; charset=utf-8", body, encoding=encoding))
-    assert sent == preload.with_preloads(PAGE, preload.chart_modules())
+    assert sent == preload.with_preloads(PAGE, preload.chart_modules(), preload.warm_modules())
     headers = dict(start["headers"])
     assert headers[b"content-length"] == str(len(sent)).encode()
     assert b"content-encoding" not in headers and b"etag" not in headers  # never revalidated
@@ -175,6 +222,7 @@ def test_the_real_server_sends_the_links_and_the_modules() -> None:
             for module in modules:  # linked once, or named by Streamlit's own page already
                 assert page.count(f'"./{module}"'.encode()) == 1, (path, module)
             assert b'rel="modulepreload" crossorigin href="./' + modules[-1].encode() in page
-        for module in modules:  # each file the links name is served, whole
+            assert json.dumps(list(preload.warm_modules())).encode() in page
+        for module in modules + preload.warm_modules():  # each file named is served, whole
             with urllib.request.urlopen(f"{url}/{module}", timeout=30) as response:
                 assert response.read() == (STATIC / module).read_bytes()
