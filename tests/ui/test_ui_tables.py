@@ -8,7 +8,7 @@ import pytest
 from support import reference_tables as reference
 from support.synthetic import TOPIC_LABELS, make_papers
 
-from dashboard.text import links
+from dashboard.text import extract, links
 from dashboard.ui import tables
 
 PAPERS = make_papers()
@@ -220,6 +220,25 @@ def test_method_names_in_view_equal_method_names(mask: np.ndarray) -> None:
     items = tables.list_items(RANDOM["method_names"], once_per_row=False)
     fast = tables.method_names_in_view(items, mask, RANDOM["title"])
     pd.testing.assert_frame_equal(fast, reference.method_names(RANDOM[mask]), check_dtype=False)
+
+
+def test_method_names_in_view_label_meanings_as_meaning_label_does() -> None:
+    # Labelled in one pass (pyarrow's regular expressions), as `extract.meaning_label` labels each: a
+    # name kept apart per paper loses its number, a long form keeps its words, line breaks included.
+    meanings = pd.Series(
+        [["COMET\u206317", "MAD (Multi-Agent Debate)"], ["COMET\u20632\nx"], ["ViT"], ["A (two\nlines)"], []]
+    )
+    titles = pd.Series([f"Paper {n}" for n in range(len(meanings))])
+    found = tables.method_names_in_view(
+        tables.list_items(meanings, once_per_row=False), np.ones(len(meanings), dtype=bool), titles
+    )
+    expected = [extract.meaning_label(m) for paper in meanings for m in paper]
+    assert (
+        sorted(found["name"])
+        == sorted(expected)
+        == ["A (two\nlines)", "COMET", "COMET", "MAD (Multi-Agent Debate)", "ViT"]
+    )
+    assert all(type(name) is str for name in found["name"])
 
 
 def test_method_names_in_view_of_papers_naming_none_is_empty() -> None:

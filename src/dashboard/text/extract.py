@@ -351,13 +351,19 @@ _MEANING_SEPARATORS = re.compile(r"[\s\-‐‑–—]+")
 _APART = "\u2063"
 
 
+# A paper number and its separator (`meaning_label`). `(?s)`, not `[\s\S]` or a flag argument: pandas
+# hands this pattern to pyarrow's regular expressions only then (`dashboard.ui.tables` labels many at
+# once), and both read it as "the separator and all that follows".
+MEANING_TAIL = "(?s)" + _APART + ".*"
+
+
 def meaning_label(meaning: str) -> str:
     """A `name_meanings` entry as a table shows it: a name kept apart per paper loses its paper number.
 
     >>> meaning_label("COMET\u206317"), meaning_label("MAD (Multi-Agent Debate)")
     ('COMET', 'MAD (Multi-Agent Debate)')
     """
-    return meaning.split(_APART, 1)[0]
+    return re.sub(MEANING_TAIL, "", meaning, count=1)
 
 
 def _meaning_key(long_form: str) -> str:

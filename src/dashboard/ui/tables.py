@@ -414,9 +414,11 @@ def method_names_in_view(items: Groups, mask: np.ndarray, titles: pd.Series) -> 
     order = np.argsort(-papers, kind="stable")  # ties stay in name order (the codes' order)
     return pd.DataFrame(
         {
-            "name": np.asarray(
-                [extract.meaning_label(str(v)) for v in items.values.take(codes[starts][order])], dtype=object
-            ),
+            # `extract.meaning_label` of each, in one pass: a call per name took 0.4 s for the 127,000
+            # names of a common word's papers at a million
+            "name": pd.Series(items.values.take(codes[starts][order]), dtype=pd.StringDtype("pyarrow"))
+            .str.replace(extract.MEANING_TAIL, "", regex=True)
+            .to_numpy(dtype=object),
             "papers": papers[order],
             "title": titles.iloc[rows[starts][order]].to_numpy(),
         }
