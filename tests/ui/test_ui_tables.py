@@ -241,6 +241,16 @@ def test_method_names_in_view_label_meanings_as_meaning_label_does() -> None:
     assert all(type(name) is str for name in found["name"])
 
 
+@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
+def test_the_first_method_names_and_their_number_agree_with_the_whole_table(mask: np.ndarray) -> None:
+    items = tables.list_items(RANDOM["method_names"], once_per_row=False)
+    whole = tables.method_names_in_view(items, mask, RANDOM["title"])
+    assert tables.distinct_in_view(items, mask) == len(whole)
+    for first in (1, 3, len(whole) + 5):
+        top = tables.method_names_in_view(items, mask, RANDOM["title"], first=first)
+        pd.testing.assert_frame_equal(top, whole.head(first))
+
+
 def test_method_names_in_view_of_papers_naming_none_is_empty() -> None:
     items = tables.list_items(RANDOM["method_names"], once_per_row=False)
     assert tables.method_names_in_view(items, np.zeros(len(RANDOM), dtype=bool), RANDOM["title"]).empty

@@ -124,8 +124,9 @@ with right:
     # Counted per meaning: a name with the long form its abstract gives, so papers that merely share
     # an acronym (MAD, CAT) are not one row (`extract.name_meanings`).
     method_items = data.method_meanings(digest, papers)
-    methods = tables.method_names_in_view(method_items, in_view, papers["title"])
-    if methods.empty:
+    # The most named only: every name (127,497 for a common word at a million) once "All" is opened.
+    top = tables.method_names_in_view(method_items, in_view, papers["title"], first=tables.METHOD_NAMES_SHOWN)
+    if top.empty:
         st.caption("No method names found in these abstracts.")
     else:
         st.markdown("**Names papers give their methods, models and benchmarks**")
@@ -143,7 +144,6 @@ with right:
         # The most named as a plain table, drawn with the page: a data grid here held the page's first
         # chart back while the browser loaded and ran the grid's module (`bench/floor.py`), and a
         # screen reader walks a table cell by cell. Every name is in a grid made only once opened.
-        top = methods.head(tables.METHOD_NAMES_SHOWN)
         st.caption(
             markdown_table(
                 [str(config["label"]) for config in columns.values()],
@@ -151,12 +151,13 @@ with right:
                 right=[1],
             )
         )
-        if len(methods) > tables.METHOD_NAMES_SHOWN:
-            every = st.expander(f"All {len(methods):,} names", key=keys.OVERVIEW_METHODS, on_change="rerun")
+        n_names = tables.distinct_in_view(method_items, in_view)
+        if n_names > tables.METHOD_NAMES_SHOWN:
+            every = st.expander(f"All {n_names:,} names", key=keys.OVERVIEW_METHODS, on_change="rerun")
             if every.open:
                 with every:
                     components.show_table(
-                        methods,
+                        tables.method_names_in_view(method_items, in_view, papers["title"]),
                         columns,
                         visible=10,
                         within=components.HALF_WIDTH_PX - components.EXPANDER_INSET_PX,
