@@ -9,14 +9,14 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.apptest import APP, COUNT_LINE, REPO, app, assert_no_exception, count_line  # noqa: F401
+from support.apptest import APP, COUNT_LINE, REPO, app, assert_no_exception, count_line, full_titles  # noqa: F401
 
 from dashboard import corpus, export
 from dashboard.analytics import analysis
@@ -39,8 +39,10 @@ def seeds() -> pd.DataFrame:
     return analysis.analyze(corpus.load([REPO / "seeds"]).papers).papers
 
 
-def table_titles(at: AppTest) -> list[str]:
-    return list(at.main.dataframe[0].value["title"])
+def table_titles(at: AppTest, titles: Iterable[str] | None = None) -> list[str]:
+    """The Papers table's titles, each the whole title among ``titles`` where the table cut it."""
+    shown = list(at.main.dataframe[0].value["title"])
+    return shown if titles is None else full_titles(shown, titles)
 
 
 def expected_titles(papers: pd.DataFrame, filters: Filters) -> list[str]:
@@ -144,9 +146,9 @@ def test_each_filter_changes_the_table_as_expected(case: str, seeds: pd.DataFram
     expected = expected_titles(seeds, filters)
     assert 0 < len(expected) < len(seeds), "the case must select some papers but not all"
     if case == "q":  # a search lists its hits by relevance (tests/search/test_search.py checks the order)
-        assert sorted(table_titles(at)) == sorted(expected)
+        assert sorted(table_titles(at, seeds["title"])) == sorted(expected)
     else:
-        assert table_titles(at) == expected
+        assert table_titles(at, seeds["title"]) == expected
     assert count_line(at) == (len(expected), len(seeds))
     # The widget wrote the filter to the URL.
     assert Filters.from_query(at.query_params)[0] == filters
@@ -188,7 +190,7 @@ def test_seeding_the_url_restores_the_filters(seeds: pd.DataFrame) -> None:
     assert at.text_input(key=keys.SEARCH).value == "model"
     assert sorted(at.multiselect(key=keys.CODE).value) == ["none", "released"]
     assert at.multiselect(key=keys.AREA).value == [area]
-    assert sorted(table_titles(at)) == sorted(expected_titles(seeds, filters))  # by relevance
+    assert sorted(table_titles(at, seeds["title"])) == sorted(expected_titles(seeds, filters))  # by relevance
 
 
 def test_bad_url_values_fall_back_with_a_notice(seeds: pd.DataFrame) -> None:
@@ -249,7 +251,7 @@ def test_the_csv_download_holds_exactly_the_filtered_rows(
     # The same papers, in the table's order (a search lists them by relevance).
     assert sorted(downloaded["id"]) == sorted(expected_ids)
     by_id = dict(zip(seeds["id"], seeds["title"], strict=True))
-    assert [by_id[i] for i in downloaded["id"]] == table_titles(at)
+    assert [by_id[i] for i in downloaded["id"]] == table_titles(at, seeds["title"])
     assert len(downloaded) == count_line(at)[0]
     # (The file name is checked in the browser test: AppTest does not expose it.)
     assert at.main.get("download_button")[0].proto.label == f"Download {len(expected_ids)} papers as CSV"
@@ -468,6 +470,34 @@ def test_the_title_takes_the_width_of_the_columns_left_out() -> None:
     assert grown >= components.TITLE_WIDTH
     # With every column the grid still fits a 1280 px window (820 px, 36 of them for ticks).
     assert components.TITLE_WIDTH + sum(others.values()) + 36 <= 820
+
+
+@pytest.mark.parametrize(
+    ("shown", "given_up"),
+    [
+        # the seeds: every column fits beside the title
+        (("title", "method_names", "topic", "areas", "code_url", "n_words"), ()),
+        # authors and venues too (the 27k corpus): the words and the areas go, the code link stays
+        ((*components.PAPER_COLUMNS, "venue"), ("n_words", "areas")),
+        # a search there: its score and matched sentence take the room of the least telling columns
+        (
+            ("title", "score", "match", "authors", "topic", "code_url", "n_words", "venue"),
+            ("n_words", "venue"),
+        ),
+    ],
+)
+def test_a_paper_table_gives_up_its_least_telling_columns_to_fit_1024_px(
+    shown: tuple[str, ...], given_up: tuple[str, ...]
+) -> None:
+    kept = components.fitted_columns(shown)
+    assert kept == [c for c in shown if c not in given_up]
+    others = sum(components.PAPER_COLUMN_CONFIG[c]["width"] for c in kept if c != "title")
+    assert others <= components.GRID_WIDTH - components.TITLE_WIDTH  # a 1024 px window holds it
+    if given_up:  # and nothing was given up that fitted
+        back = [*kept, given_up[-1]]
+        assert sum(components.PAPER_COLUMN_CONFIG[c]["width"] for c in back if c != "title") > (
+            components.GRID_WIDTH - components.TITLE_WIDTH
+        )
 
 
 def test_the_code_links_text_fits_its_column_uncut() -> None:

@@ -768,7 +768,7 @@ def _is_text(config: Mapping[str, Any]) -> bool:
 def fit_text_columns(table: pd.DataFrame, widths: Mapping[str, int]) -> pd.DataFrame:
     """``table`` with the text of these columns cut to their cells (`tables.fit_cell`), at a word with
     "…": a word too long for its column is never broken inside, text past a row's last line never cut
-    without a sign. A paper's title is left whole: it is what the table and its readers go by."""
+    without a sign."""
     fitted = {
         name: [tables.fit_cell(v, width, WRAPPED_ROW_PX) if isinstance(v, str) else v for v in table[name]]
         for name, width in widths.items()
@@ -817,10 +817,6 @@ def selectable_papers(
     the title (``score``, ``match``: a ranked view's score and matched sentence), one value per row.
     """
     display = papers_table(table, columns=PAPER_COLUMNS)
-    # A ranked view's columns take the room of the least telling ones, so the grid still fits 1280 px.
-    wide_extra = extra is not None and ("match" in extra or "why" in extra)
-    ranked_out = ("method_names", "areas") if wide_extra else ("areas",) if extra else ()
-    display = display.drop(columns=[c for c in ranked_out if c in display.columns])
     for position, (name, values) in enumerate((extra or {}).items(), start=1):
         display.insert(position, name, list(values))
     if "topic" in display.columns:
@@ -836,12 +832,18 @@ def selectable_papers(
     # A corpus whose source counts citations can be sorted by them: the table shows them too.
     if "citations" in table.columns and "citations" in sortable_columns(view):
         display["citations"] = table["citations"].to_numpy()
+    display = display[fitted_columns(display.columns)]
     config = paper_column_config(display.columns)
     # Text cut to the cell at the narrowest window (1024 px), at a word and with "…": the grid would
     # break a long word mid-word and cut the last line without a sign.
     display = fit_text_columns(display, {c: int(config[c]["width"]) for c in FITTED_COLUMNS if c in display})
+    # The title too, once broken after its hyphens: a title longer than the row's four lines lost its
+    # end with no sign (the whole title is in the paper's details and in the download).
     title_px = int(config["title"]["width"])
-    display["title"] = [break_at_hyphens(t, title_px) if isinstance(t, str) else t for t in display["title"]]
+    display["title"] = [
+        tables.fit_cell(break_at_hyphens(t, title_px), title_px, WRAPPED_ROW_PX) if isinstance(t, str) else t
+        for t in display["title"]
+    ]
     # A new key for every filter state and order, so a stale row number never opens the wrong paper.
     table_key = f"{key}.{view.filters.slug()}"
     ids = tuple(str(i) for i in table["id"])
@@ -860,8 +862,7 @@ def selectable_papers(
     return [ids[r] for r in selected_rows(table_key, len(ids))]
 
 
-# Not the title: the widest column, whose text is the paper's name as the table and its tests read it
-# (a derived title is already cut short, with "…").
+# Fitted by `fit_text_columns`; the title is fitted after `break_at_hyphens`, in `selectable_papers`.
 FITTED_COLUMNS: tuple[str, ...] = ("authors", "method_names", "topic", "areas", "match", "why")
 
 # How a keyboard user opens a paper from the table (the grid draws on a canvas and says nothing).
@@ -890,9 +891,9 @@ SELECTABLE_COLUMNS: tuple[str, ...] = (*PAPER_COLUMNS, "id", "venue", "year", "c
 
 # Pixel widths that fit a 1024 px window with the sidebar open (about 675 px for the grid, 36 of them
 # for the tick boxes); a wider window gives every column the same number of extra pixels. The title
-# takes what the other columns shown leave, never less than TITLE_WIDTH (a corpus with every column,
-# authors and venues too, scrolls sideways at 1024 px; it fits at 1280). Methods and areas get room for
-# one long word a line ("EgoPressureFormer", "Representation"): a narrower column broke them mid-word.
+# takes what the other columns shown leave, never less than TITLE_WIDTH; a corpus with more columns
+# than that leaves shows fewer (`fitted_columns`). Methods and areas get room for one long word a line
+# ("EgoPressureFormer", "Representation"): a narrower column broke them mid-word.
 GRID_WIDTH = 636
 TITLE_WIDTH = 200
 PAPER_COLUMN_CONFIG: dict[str, Any] = {
@@ -928,6 +929,41 @@ PAPER_COLUMN_CONFIG: dict[str, Any] = {
         "Why", width=125, help="Terms shared with the reading list, and the list's paper closest to it"
     ),
 }
+
+
+# The columns a paper table gives up, first to last, while those shown would not fit a 1024 px window
+# with the sidebar open beside the title's least width (`GRID_WIDTH`, `TITLE_WIDTH`): a grid wider than
+# its window cut its last columns (the Code column) at the edge. The least telling go first; what is
+# left out is still in the download and in the paper's details.
+GIVEN_UP_FIRST: tuple[str, ...] = (
+    "n_words",
+    "areas",
+    "method_names",
+    "citations",
+    "venue",
+    "code_url",
+    "authors",
+    "topic",
+    "why",
+    "match",
+)
+
+
+def fitted_columns(shown: Iterable[str]) -> list[str]:
+    """``shown`` less the columns `GIVEN_UP_FIRST` that must go for the rest to fit beside the title."""
+    kept = list(shown)
+
+    def others() -> int:
+        return sum(
+            int(PAPER_COLUMN_CONFIG[c]["width"]) for c in kept if c in PAPER_COLUMN_CONFIG and c != "title"
+        )
+
+    for column in GIVEN_UP_FIRST:
+        if others() <= GRID_WIDTH - TITLE_WIDTH:
+            break
+        if column in kept:
+            kept.remove(column)
+    return kept
 
 
 def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
