@@ -35,8 +35,10 @@ from dashboard.ui import components
 WIDTHS = (1024, 1280, 1920)
 CLASSIC_SCROLLBAR_PX = 17  # a scrollbar that takes room, as on Windows (headless Chromium's overlay none)
 PAGE_ROOM_PX = components.PAGE_WIDTH_PX + CLASSIC_SCROLLBAR_PX + 2  # and the grid's two borders
-GRID_WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
-    .map(e => e.getBoundingClientRect().width)"""
+# Grids in a pair of columns, which stack below 1280 px; a grid as wide as its content (Trends' venues
+# per year) stands alone and is narrower by design.
+GRID_WIDTHS_JS = """() => [...document.querySelectorAll(
+    '[data-testid="stColumn"] [data-testid="stDataFrame"]')].map(e => e.getBoundingClientRect().width)"""
 THEMES = {"light": "", "dark": "embed_options=dark_theme"}  # Streamlit's own switch, no embed mode
 BACKGROUNDS = {"light": "rgb(255, 255, 255)", "dark": "rgb(15, 17, 23)"}  # .streamlit/config.toml
 CORPUS = os.environ.get("PAPER_DASHBOARD_SCREENSHOT_CORPUS", "")
@@ -136,7 +138,7 @@ def check_layout(page: object, name: str, width: int) -> None:
         page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller')  # type: ignore[attr-defined]
     grids = page.evaluate(GRID_OVERFLOW_JS)  # type: ignore[attr-defined]
     assert max(grids, default=0) <= 1, (where, grids)
-    if width == WIDTHS[0]:  # every grid spans the main column there (pairs stack below 1280 px)
+    if width == WIDTHS[0]:  # every grid of a pair spans the main column there (pairs stack below 1280 px)
         # The widths a table is fitted to leave room for a classic scrollbar (`components.PAGE_WIDTH_PX`).
         wide = page.evaluate(GRID_WIDTHS_JS)  # type: ignore[attr-defined]
         assert min(wide, default=PAGE_ROOM_PX) >= PAGE_ROOM_PX, (where, wide)

@@ -386,7 +386,9 @@ if several_years:
     if term_table.empty:
         st.caption("No terms to compare in these papers.")
     else:
-        left, right = st.columns(2)
+        # Stacked below 1280 px: side by side at 1024 px, a topic's long label left its bars too little
+        # room and cut the axis title.
+        left, right = st.container(key=keys.TRENDS_STACK_CHANGES).columns(2)
         with left:
             fig = trend_charts.change_bars(term_table, name="term", title="Terms", period_names=period_names)
             fig.layout.meta = {"click_keys": ("year",)}
@@ -494,7 +496,7 @@ def decision_section() -> None:
         "Accepted: oral, spotlight, poster or accept, as a share of the papers with a known decision "
         "(reject and withdrawn count as decided, unknown does not)."
     )
-    left, right = st.columns(2)
+    left, right = st.container(key=keys.TRENDS_STACK_DECISIONS).columns(2)
     by_topic = trends.acceptance(axes, "topic", mask_without("topic"), view.topic_names)
     by_topic = by_topic[by_topic["topic"] != OUTLIER_TOPIC]
     with left:

@@ -114,6 +114,8 @@ TOPICS_STACK: Final = STACK_NARROW_PREFIX + "-topics"
 TOPICS_STACK_DETAIL: Final = STACK_NARROW_PREFIX + "-topics-detail"
 TERMS_STACK: Final = STACK_NARROW_PREFIX + "-terms"
 TERMS_STACK_GROUPS: Final = STACK_NARROW_PREFIX + "-terms-groups"
+TRENDS_STACK_CHANGES: Final = STACK_NARROW_PREFIX + "-trends-changes"  # rising and falling terms, topics
+TRENDS_STACK_DECISIONS: Final = STACK_NARROW_PREFIX + "-trends-decisions"  # acceptance per topic, area
 
 # --- session state: the library (dashboard.ui.library) ---------------------------------------------
 LIBRARY_SESSION: Final = "library.session"  # Library: this session's in-memory library (--library session)
