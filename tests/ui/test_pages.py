@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import full_titles
 
 from dashboard import corpus
 from dashboard.analytics import analysis
@@ -181,13 +182,27 @@ def test_the_papers_table_says_its_order_and_sorts_every_filtered_paper(seeds: p
     at.selectbox(key=keys.PAPERS_SORT).set_value("title").run()
     ok(at)
     assert at.query_params.get("sort") in ("title", ["title"])
-    titles = list(at.main.dataframe[0].value["title"])
+    titles = full_titles(at.main.dataframe[0].value["title"], seeds["title"])
     assert titles == sorted(seeds["title"], key=lambda t: t.lower().strip())
     assert "by title, A to Z" in captions(at)
     at.segmented_control(key=keys.PAPERS_SORT_DESCENDING).set_value("desc").run()
     ok(at)
     assert at.query_params.get("sort") in ("-title", ["-title"])
-    assert list(at.main.dataframe[0].value["title"]) == titles[::-1]  # titles are distinct here
+    assert full_titles(at.main.dataframe[0].value["title"], seeds["title"]) == titles[::-1]  # distinct here
+
+
+def test_a_title_longer_than_its_row_ends_in_an_ellipsis(
+    seeds: pd.DataFrame,
+) -> None:
+    at = ok(app("papers"))
+    shown = list(at.main.dataframe[0].value["title"])
+    whole = list(seeds["title"][: len(shown)])
+    cut = [(s, w) for s, w in zip(shown, whole, strict=True) if s != w]
+    # the seeds' longest titles do not fit four lines of the title's column at 1024 px
+    assert cut, "no title was long enough to be cut: the case checks nothing"
+    for s, w in cut:
+        assert s.endswith("…") and w.startswith(s[:-1].replace("- ", "-")), (s, w)
+    assert full_titles(shown, seeds["title"]) == whole
 
 
 def test_sorting_by_words_puts_the_longest_abstract_first(seeds: pd.DataFrame) -> None:
@@ -202,12 +217,12 @@ def test_a_long_table_grows_with_show_more_instead_of_pages(
     monkeypatch.setattr(components, "SHOW_MORE_ROWS", 20)
     at = ok(app("papers"))
     assert not at.main.number_input  # no page number box
-    assert list(at.main.dataframe[0].value["title"]) == list(seeds["title"][:20])
+    assert full_titles(at.main.dataframe[0].value["title"], seeds["title"]) == list(seeds["title"][:20])
     more = [b for b in at.main.button if b.label.startswith("Show 20 more")]
     assert more and "(20 of 57 shown)" in more[0].label
     more[0].click().run()
     ok(at)
-    assert list(at.main.dataframe[0].value["title"]) == list(seeds["title"][:40])
+    assert full_titles(at.main.dataframe[0].value["title"], seeds["title"]) == list(seeds["title"][:40])
     assert "The first 40 of 57 papers" in captions(at)
 
 
