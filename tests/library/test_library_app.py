@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import full_titles
 
 from dashboard import corpus
 from dashboard.analytics import analysis
@@ -125,7 +126,8 @@ def test_the_list_filter_narrows_every_page(page: str, seeds: pd.DataFrame) -> N
     counts = [m.value for m in at.sidebar.markdown if " of " in m.value and "papers" in m.value]
     assert counts and counts[0] == f"**3 of {len(seeds)} papers**"
     if page == "papers":
-        assert list(at.main.dataframe[0].value["title"]) == list(seeds["title"].iloc[[2, 3, 5]])
+        shown = full_titles(at.main.dataframe[0].value["title"], seeds["title"])
+        assert shown == list(seeds["title"].iloc[[2, 3, 5]])
 
 
 def test_an_unknown_list_in_the_url_says_so(seeds: pd.DataFrame) -> None:
@@ -145,11 +147,12 @@ def test_the_library_page_lists_renames_merges_and_exports(
     monkeypatch.setattr(library, "export_list", lambda e, f: exports.append((f, e)) or real(e, f))
     at = ok(app("library"))
     assert at.selectbox(key="library.list").value == "later"
-    assert list(at.main.dataframe[0].value["title"]) == list(seeds["title"].iloc[[1, 2]])
+    shown = full_titles(at.main.dataframe[0].value["title"], seeds["title"])
+    assert shown == list(seeds["title"].iloc[[1, 2]])
     assert exports[-1][0] == "bibtex" and list(exports[-1][1]["title"]) == list(seeds["title"].iloc[[1, 2]])
     at.selectbox(key="library.tag").select("theory")
     ok(at.run())
-    assert list(at.main.dataframe[0].value["title"]) == [seeds["title"].iloc[2]]
+    assert full_titles(at.main.dataframe[0].value["title"], seeds["title"]) == [seeds["title"].iloc[2]]
     assert list(exports[-1][1]["title"]) == [seeds["title"].iloc[2]]  # the download is what is shown
     at.selectbox(key="library.tag").select("Any")
     at.text_input(key="library.rename").input("someday")

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.apptest import full_titles
 
 from dashboard import corpus
 from dashboard.analytics import analysis
@@ -228,14 +229,15 @@ def test_the_papers_page_lists_a_search_by_relevance_and_sorts_it_other_ways(see
     table = at.main.dataframe[0].value
     index = WordIndex.build(search_text(papers))
     expected = ranking.search(index, "diffusion")
-    assert list(table["title"]) == list(papers["title"].iloc[expected.rows])
+    assert full_titles(table["title"], papers["title"]) == list(papers["title"].iloc[expected.rows])
     assert list(table["score"]) == sorted(table["score"], reverse=True)
     assert table["match"].str.contains("iffusion").any()
     assert "by relevance" in " ".join(c.value for c in at.main.caption)
     assert at.selectbox(key=keys.PAPERS_SORT).value == "relevance"
     at.selectbox(key=keys.PAPERS_SORT).set_value("").run()
     assert at.query_params.get("sort") in ("corpus", ["corpus"])
-    assert list(at.main.dataframe[0].value["title"]) == list(papers["title"].iloc[np.sort(expected.rows)])
+    shown = full_titles(at.main.dataframe[0].value["title"], papers["title"])
+    assert shown == list(papers["title"].iloc[np.sort(expected.rows)])
     # More like this on an opened paper: like= in the URL, the table by similarity
     paper = str(papers["id"].iloc[int(expected.rows[0])])
     at = _app({"paper": paper})
@@ -247,7 +249,9 @@ def test_the_papers_page_lists_a_search_by_relevance_and_sorts_it_other_ways(see
     )
     space = similar.SPACES[similar.DEFAULT_SPACE](seeds)
     expected_like = similar.like_paper(space, int(expected.rows[0]), 100)
-    assert list(liked["title"]) == list(papers["title"].iloc[[r for r, _ in expected_like]])
+    assert full_titles(liked["title"], papers["title"]) == list(
+        papers["title"].iloc[[r for r, _ in expected_like]]
+    )
 
 
 # --------------------------------------------------------------------- the CLI
