@@ -834,16 +834,13 @@ def selectable_papers(
         display["citations"] = table["citations"].to_numpy()
     display = display[fitted_columns(display.columns)]
     config = paper_column_config(display.columns)
-    # Text cut to the cell at the narrowest window (1024 px), at a word and with "…": the grid would
-    # break a long word mid-word and cut the last line without a sign.
-    display = fit_text_columns(display, {c: int(config[c]["width"]) for c in FITTED_COLUMNS if c in display})
-    # The title too, once broken after its hyphens: a title longer than the row's four lines lost its
-    # end with no sign (the whole title is in the paper's details and in the download).
+    # The title is broken after its hyphens first, so that its fitted lines break where the grid's do.
     title_px = int(config["title"]["width"])
-    display["title"] = [
-        tables.fit_cell(break_at_hyphens(t, title_px), title_px, WRAPPED_ROW_PX) if isinstance(t, str) else t
-        for t in display["title"]
-    ]
+    display["title"] = [break_at_hyphens(t, title_px) if isinstance(t, str) else t for t in display["title"]]
+    # Text cut to the cell at the narrowest window (1024 px), at a word and with "…": the grid would
+    # break a long word mid-word and cut the last line without a sign (the title's end too; the whole
+    # title is in the paper's details and in the download).
+    display = fit_text_columns(display, {c: int(config[c]["width"]) for c in FITTED_COLUMNS if c in display})
     # A new key for every filter state and order, so a stale row number never opens the wrong paper.
     table_key = f"{key}.{view.filters.slug()}"
     ids = tuple(str(i) for i in table["id"])
@@ -862,8 +859,8 @@ def selectable_papers(
     return [ids[r] for r in selected_rows(table_key, len(ids))]
 
 
-# Fitted by `fit_text_columns`; the title is fitted after `break_at_hyphens`, in `selectable_papers`.
-FITTED_COLUMNS: tuple[str, ...] = ("authors", "method_names", "topic", "areas", "match", "why")
+# Fitted by `fit_text_columns` (the title once `break_at_hyphens` has broken it, in `selectable_papers`).
+FITTED_COLUMNS: tuple[str, ...] = ("title", "authors", "method_names", "topic", "areas", "match", "why")
 
 # How a keyboard user opens a paper from the table (the grid draws on a canvas and says nothing).
 TABLE_KEYBOARD_HINT = (

@@ -47,6 +47,7 @@ from dashboard.server import uploads, worker
 from dashboard.system import heap
 from dashboard.text import links
 from dashboard.ui import keys, tables
+from dashboard.ui.url import run_context
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -307,9 +308,7 @@ class AnalysisFailed(Exception):
 
 def session_id() -> str:
     """This browser session's id (the store's holder name); ``""`` outside a session."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    context = get_script_run_ctx()
+    context = run_context()
     return str(context.session_id) if context is not None else ""
 
 

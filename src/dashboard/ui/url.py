@@ -85,7 +85,7 @@ def param(key: str, default: str = "") -> str:
     return values[-1] if values else default
 
 
-def _run() -> Any:
+def run_context() -> Any:
     """This script run's context (None outside a run, e.g. in a bare test)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -102,7 +102,7 @@ def _frozen(query: Query) -> tuple[tuple[str, tuple[str, ...]], ...]:
 def remember_query(query: Query | None = None) -> None:
     """Keep the URL as this session's server last had it (or ``query``, about to be this page's),
     with its page and the page's earlier URLs, for `settle_query`."""
-    page = getattr(_run(), "page_script_hash", "")
+    page = getattr(run_context(), "page_script_hash", "")
     query = read_query() if query is None else query
     before = st.session_state.get(keys.NAV_NEWEST_URL)
     seen = [u for u in before[2] if u != _frozen(query)] if before and before[0] == page else []
@@ -120,7 +120,7 @@ def settle_query() -> None:
     is one this page had before, without the back or forward button, gets the newest instead. A URL
     never seen (opened, pasted) and the back and forward buttons are taken as they come.
     """
-    ctx, last = _run(), st.session_state.get(keys.NAV_NEWEST_URL)
+    ctx, last = run_context(), st.session_state.get(keys.NAV_NEWEST_URL)
     if ctx is None or last is None or ctx.is_history_navigation:
         return
     page, newest, seen = last
@@ -133,5 +133,5 @@ def in_fragment_run() -> bool:
     """Whether this run reruns fragments only. No widget outside a fragment can change in such a
     run: a change of one sends a whole-page rerun, so a callback called in it got a widget value the
     browser sent before the last run's value reached it (an echo), and must change nothing."""
-    ctx = _run()
+    ctx = run_context()
     return bool(getattr(ctx, "fragment_ids_this_run", None))
