@@ -56,6 +56,9 @@ def test_a_large_map_arrives_as_a_picture_and_turns_interactive_on_request() -> 
     assert not map_charts(at), "no Plotly map on arrival"
     (picture,) = pictures(at)
     assert picture.url  # served as a file, not inlined
+    # ... as the PNG drawn: Streamlit's "auto" format took it for a photograph and sent a JPEG made
+    # anew on every run (blurred letters; a third of the picture's time at a million papers).
+    assert picture.url.endswith(".png"), picture.url
     assert "57 papers" in picture.caption and "Interactive" in picture.caption
     assert "57 papers" in picture.alt
     saves = [b for b in at.get("download_button") if b.proto.id and "Save picture" in b.proto.label]

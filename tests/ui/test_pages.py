@@ -128,6 +128,7 @@ def test_the_word_cloud_is_drawn_in_a_thread_and_shown_beside_the_chart(
     assert len(threads) == 1 and threads[0].startswith("page-steps"), threads
     clouds = [e for e in at.main if type(e).__name__ == "Image"]
     assert len(clouds) == 1 and "Word cloud of the" in clouds[0].proto.imgs[0].alt
+    assert clouds[0].proto.imgs[0].url.endswith(".png")  # the PNG drawn, not a JPEG made of it
     # The stack of the chart and the cloud holds the cloud (not the end of the page).
     stack = next(b for b in at.main if getattr(b, "key", None) == keys.TERMS_STACK)
     assert [e for e in stack if type(e).__name__ == "Image"]

@@ -322,6 +322,7 @@ with cloud_place:
         shows = "most frequent" if cloud_kind == "frequent" else "most distinctive"
         st.image(
             cloud.result(),
+            output_format="PNG",  # as drawn: "auto" would encode it anew as a JPEG on every run
             caption=f"Word cloud: the {shows} terms",
             alt=f"Word cloud of the {len(cloud_terms)} {shows} terms, the largest: {biggest}.",
         )

@@ -224,21 +224,21 @@ def _draw_points(image: Image.Image, traces: Sequence[_Trace], canvas: _Canvas, 
             layers.append((trace.opacity, [trace]))
     for opacity, group in layers:
         layer = Image.new("RGBA", image.size, (0, 0, 0, 0))
-        draw = ImageDraw.Draw(layer)
+        # Pillow's drawing core, called straight: `ImageDraw.ellipse` works its colours out anew on
+        # each call, which was half the time of a map's 20,000 points.
+        core = ImageDraw.Draw(layer).draw
         for trace in group:
             px, py = canvas.place(trace.x, trace.y)
             keep = np.isfinite(px) & np.isfinite(py)
             radius = trace.size * SCALE * canvas.ratio / 2
-            fill = _rgba(_colour(trace.colour, theme))
-            outline = _rgba(_colour(trace.outline, theme)) if trace.outline else None
-            line_width = max(1, round(trace.outline_width * canvas.ratio)) if outline else 0
+            fill = core.draw_ink(_rgba(_colour(trace.colour, theme)))
+            outline = core.draw_ink(_rgba(_colour(trace.outline, theme))) if trace.outline else None
+            line_width = max(1, round(trace.outline_width * canvas.ratio)) if outline is not None else 0
             for x, y in zip(px[keep].tolist(), py[keep].tolist(), strict=True):
-                draw.ellipse(
-                    (x - radius, y - radius, x + radius, y + radius),
-                    fill=fill,
-                    outline=outline,
-                    width=line_width,
-                )
+                box = (x - radius, y - radius, x + radius, y + radius)
+                core.draw_ellipse(box, fill, 1)
+                if outline is not None and outline != fill:
+                    core.draw_ellipse(box, outline, 0, line_width)
         if opacity < 1.0:
             alpha = np.asarray(layer.getchannel("A"), dtype=np.float32) * opacity
             layer.putalpha(Image.fromarray(alpha.astype(np.uint8)))
