@@ -80,6 +80,13 @@ x, y              float      2-D map coordinates
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the table's constants are read where pandas is not imported yet
+    import numpy as np
+    import pandas as pd
+
 CORE_COLUMNS: tuple[str, ...] = (
     "id",
     "source",
@@ -148,3 +155,17 @@ REPO_COLUMNS: tuple[str, ...] = ("repo_state", "repo_stars", "repo_license", "re
 
 OUTLIER_TOPIC = -1
 OUTLIER_LABEL = "Outlier"
+
+
+def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+    """Those rows (by position) of those columns the table has: no copy of any other row or column.
+
+    Taking rows of every column of a large table copies them all (`papers.iloc[rows]`: 3.5 s for the
+    repositories of a million papers, where the table needs eight columns). For an index's table it
+    also reads them: the 20,000 rows of a map sample made 2.6 GB of a million papers' abstracts
+    resident in the server.
+    """
+    import numpy as np
+
+    present = [c for c in columns if c in papers.columns]
+    return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]

@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard.figures import charts
 from dashboard.repocheck import hosts
+from dashboard.schema import rows_of
 from dashboard.ui import components, data, keys, repos, tables
 from dashboard.ui.context import page_context
 from dashboard.ui.timings import mark
@@ -260,7 +261,7 @@ def promised_table(promised_rows: np.ndarray) -> None:
     shown_promised = components.page_of(
         promised_rows, f"{keys.LINKS_PROMISED_PAGE}.{view.filters.slug()}", has_download=False
     )
-    promised = tables.rows_of(papers, shown_promised, columns)
+    promised = rows_of(papers, shown_promised, columns)
     if "source" in promised.columns:
         promised["source"] = promised["source"].astype(str).map(view.source_names)
     components.show_table(

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.figures import charts
+from dashboard.schema import rows_of
 from dashboard.ui import components, data, keys, tables, topic_tree
 from dashboard.ui import library as library_ui
 from dashboard.ui.context import page_context, topics_unavailable
@@ -22,7 +23,7 @@ def _topic_colours(digest: str, model: str, _papers: pd.DataFrame) -> dict[int, 
     the same whatever the filter, and the tree's too."""
     if not {"x", "y", "topic"} <= set(_papers.columns):
         return {}
-    return charts.colours_of_topics(_papers.iloc[charts.sample_rows(len(_papers))][["x", "y", "topic"]])
+    return charts.colours_of_topics(rows_of(_papers, charts.sample_rows(len(_papers)), ("x", "y", "topic")))
 
 
 def _topic_list(view: View, topic_colours: dict[int, str], find: str) -> str:

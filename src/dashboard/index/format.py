@@ -33,7 +33,7 @@ from dashboard.analytics.areas import (
 )
 from dashboard.analytics.terms import TermCounts, texts_where
 from dashboard.filters import search_text
-from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_TOPIC
+from dashboard.schema import CORE_COLUMNS, OPTIONAL_COLUMNS, OUTLIER_TOPIC, rows_of
 from dashboard.search.wordindex import WordIndex
 from dashboard.text import extract
 
@@ -963,7 +963,7 @@ def _open_words(root: Path, manifest: Mapping[str, Any], papers: pd.DataFrame) -
     columns = [c for c in ("title", "abstract_clean", "method_names", "authors") if c in papers.columns]
 
     def texts_of(rows: np.ndarray) -> pd.Series:
-        return search_text(papers.iloc[rows][columns])
+        return search_text(rows_of(papers, rows, columns))
 
     vocabulary = _read_table(search / "words.arrow", lambda p: _read_checked(p, "word").combine_chunks())
     indptr, indices = load_npy(search / "indptr.npy"), load_npy(search / "indices.npy")

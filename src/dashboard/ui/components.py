@@ -19,11 +19,11 @@ from dashboard.analytics import reviews
 from dashboard.figures import charts, mapimage
 from dashboard.figures import images as figures
 from dashboard.filters import MAX_VALUES_PER_KEY, highlight_spans
+from dashboard.schema import rows_of
 from dashboard.search import lookup
 from dashboard.ui import data, keys, navigation, tables
 from dashboard.ui.markup import chips_html, escape_markdown, link_html, marked_html, safe_url, text_html
 from dashboard.ui.sidebar import clear_filters
-from dashboard.ui.tables import rows_of
 from dashboard.ui.url import setting, sync_widget, update_filters, write_query
 
 if TYPE_CHECKING:

@@ -43,6 +43,7 @@ from dashboard.figures import charts
 from dashboard.index import diskcache
 from dashboard.repocheck import columns as repo_columns
 from dashboard.repocheck.store import Store, StoreError
+from dashboard.schema import rows_of
 from dashboard.server import uploads, worker
 from dashboard.system import heap
 from dashboard.text import links
@@ -683,7 +684,7 @@ def map_sample_order(digest: str, _papers: pd.DataFrame) -> tuple[np.ndarray, np
     rank[order] = np.arange(len(order))
     first = np.sort(order[:MAP_HOVERS_KEPT])
     hovers = np.empty(len(order[:MAP_HOVERS_KEPT]), dtype=object)
-    hovers[rank[first]] = charts.map_hover(tables.rows_of(_papers, first, MAP_HOVER_COLUMNS))
+    hovers[rank[first]] = charts.map_hover(rows_of(_papers, first, MAP_HOVER_COLUMNS))
     for array in (rank, hovers):
         array.setflags(write=False)
     return order, rank, hovers

@@ -25,9 +25,8 @@ from dashboard.repocheck.columns import checking_enabled
 from dashboard.repocheck.hosts import BY_API
 from dashboard.repocheck.store import Store, StoreError, limit_problem
 from dashboard.repocheck.targets import Target, target_table
-from dashboard.schema import REPO_COLUMNS
+from dashboard.schema import REPO_COLUMNS, rows_of
 from dashboard.ui import data
-from dashboard.ui.tables import rows_of
 
 MAX_REQUESTS_PER_CLICK = 1000
 API_NAMES = {api: host.label for api, host in BY_API.items()}

@@ -705,16 +705,6 @@ def sort_rows(
     return rows[order]
 
 
-def rows_of(papers: pd.DataFrame, rows: Sequence[int] | np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
-    """Those rows (by position) of those columns the table has: no copy of any other row or column.
-
-    Taking rows of every column of a large table copies them all (`papers.iloc[rows]`: 3.5 s for the
-    repositories of a million papers, where the table needs eight columns).
-    """
-    present = [c for c in columns if c in papers.columns]
-    return papers.iloc[np.asarray(rows, dtype=np.intp), papers.columns.get_indexer(present)]
-
-
 # The grid's text: its line height and cell padding; widths are the tables' font's measured widths
 # (`terms.text_width_px`, which Keyword in context fits its cells with too).
 LINE_PX = 18
