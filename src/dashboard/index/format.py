@@ -311,13 +311,41 @@ def _check_positions(path: Path, positions: np.ndarray, bound: int, what: str) -
         )
     if not len(positions):
         return
-    unsigned: np.ndarray = positions.view(np.uint32 if positions.dtype.itemsize == 4 else np.uint64)
-    if int(unsigned.max()) >= bound:
+    unsigned_type = np.uint32 if positions.dtype.itemsize == 4 else np.uint64
+    if _largest(positions, unsigned_type) >= bound:
+        unsigned: np.ndarray = positions.view(unsigned_type)
         bad = int(np.flatnonzero(unsigned >= bound)[0])
         raise IndexFormatError(
             f"{path}: entry {bad:,} is {int(positions[bad]):,}, outside the {bound:,} {what}: "
             "the index is damaged; rebuild it"
         )
+
+
+CHECK_STEP = 1 << 22  # values read at a time by `_largest` (16-32 MB)
+
+
+def _largest(positions: np.ndarray, as_type: type) -> int:
+    """The largest of ``positions`` read as ``as_type`` (their unsigned twin).
+
+    A memory-mapped array is read from its file a step at a time instead of through its mapping: the
+    check reads every value once, and through the mapping each page it read stayed in the server's
+    resident memory for good (at a million papers, 0.65 GB of posting lists that a search reads a few
+    lists of). The file's pages stay in the system's cache either way.
+    """
+    # Only the array `load_npy` mapped (its base the mapping): a view of it keeps its parent's offset.
+    if isinstance(positions, np.memmap) and isinstance(positions.base, mmap.mmap) and positions.filename:
+        largest = 0
+        with open(positions.filename, "rb") as handle:
+            handle.seek(positions.offset)
+            left = positions.size
+            while left:
+                chunk = np.fromfile(handle, dtype=positions.dtype, count=min(CHECK_STEP, left))
+                if not len(chunk):
+                    break
+                largest = max(largest, int(chunk.view(as_type).max()))
+                left -= len(chunk)
+        return largest
+    return int(positions.view(as_type).max())
 
 
 def _check_dense(path: Path, array: np.ndarray, shape: Sequence[int | None], kinds: str) -> None:
