@@ -4,7 +4,8 @@ Every rerun request carries the browser's URL as it was when sent, fragment tick
 tick of the first start's progress bar was sent after a typed search but before the browser had the
 URL with ``q``: a callback wrote on top of that old URL, and the search vanished (the twenty-sessions
 test saw it). AppTest sends ``at.query_params`` as the browser's URL, so a run given a URL the page
-had before plays the late request; a URL never seen plays a link opened or pasted.
+had before plays the late request; a URL never seen plays a link followed, in a run with no widget
+change, and a glitch of the browser where a widget changed.
 """
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ def _script() -> None:
     from dashboard.filters import Filters
     from dashboard.ui import url
 
-    if st.session_state.get("tick"):
-        url.settle_query()  # what `context.build_progress` does before `st.rerun(scope="app")`
-    else:
-        url.settle_query()  # what `navigation.begin` does at the start of every whole-page run
-        url.remember_query()
+    # Widgets' callbacks run first, before the page's script.
     typed = st.session_state.pop("type", None)
     if typed:  # a search typed (its callback writes the URL)
         url.update_filters(lambda f: Filters.from_query({**f.to_query(), "q": typed})[0])
     sort = st.session_state.pop("sort", None)
     if sort:  # a page setting changed
         url.write_query({"sort": sort})
+    if st.session_state.get("tick"):
+        url.settle_query()  # what `context.build_progress` does before `st.rerun(scope="app")`
+    else:
+        url.settle_query()  # what `navigation.begin` does at the start of every whole-page run
+        url.remember_query()
     filters, _ = url.read_filters()
     st.text(f"q={filters.q} sort={url.param('sort')}")
 
@@ -63,6 +65,15 @@ def test_a_change_sent_with_the_old_url_is_written_on_the_newest() -> None:
     at.session_state["sort"] = "title"
     at.run()
     assert _shown(at) == "q=transformer sort=title"
+
+
+def test_a_change_sent_with_a_url_the_page_never_had_is_written_on_the_newest() -> None:
+    at = _typed_transformer()
+    at.query_params.clear()  # no URL this page showed: a change made on the page is made on its newest
+    at.session_state["sort"] = "title"
+    at.run()
+    assert _shown(at) == "q=transformer sort=title"
+    assert at.query_params["code"] == "released"
 
 
 def test_a_url_never_seen_is_taken_as_it_comes() -> None:

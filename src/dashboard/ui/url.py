@@ -41,7 +41,7 @@ def write_query(new_values: dict[str, str | list[str] | None]) -> None:
     """
     if in_fragment_run():
         return
-    settle_query()
+    settle_query(changing=True)
     current = read_query()
     updated = dict(current)
     for key, value in new_values.items():
@@ -109,7 +109,7 @@ def remember_query(query: Query | None = None) -> None:
     st.session_state[keys.NAV_NEWEST_URL] = (page, query, [*seen[-SEEN_URLS + 1 :], _frozen(query)])
 
 
-def settle_query() -> None:
+def settle_query(*, changing: bool = False) -> None:
     """Make `st.query_params` the newest URL of this page the session knows, where the run's is older.
 
     Every rerun request carries the browser's URL as it was when sent, and Streamlit sets
@@ -118,14 +118,19 @@ def settle_query() -> None:
     carries the URL of before the change: a callback writing on top of it, or a whole-page rerun from
     it, brought back the old filters (under load a typed search vanished this way). So a run whose URL
     is one this page had before, without the back or forward button, gets the newest instead. A URL
-    never seen (opened, pasted) and the back and forward buttons are taken as they come.
+    never seen (a link followed to this page) and the back and forward buttons are taken as they come.
+
+    ``changing``: called to change the URL (`write_query`, a widget's callback, before the page has
+    run). A change is made on the page the browser shows, whose URL the server wrote or saw, so one
+    whose run carries a URL this page never had is written on the newest too: a typed search must not
+    drop the session's other filters because its request carried a URL the browser never showed.
     """
     ctx, last = run_context(), st.session_state.get(keys.NAV_NEWEST_URL)
     if ctx is None or last is None or ctx.is_history_navigation:
         return
     page, newest, seen = last
     current = read_query()
-    if page == ctx.page_script_hash and current != newest and _frozen(current) in seen:
+    if page == ctx.page_script_hash and current != newest and (changing or _frozen(current) in seen):
         st.query_params.from_dict(newest)
 
 
