@@ -122,11 +122,15 @@ def _python_lists(column: pa.ChunkedArray) -> np.ndarray:
 
     The flat values become Python objects in one call; each row is then a slice of a Python list
     (about 0.1 microseconds, against 2 for slicing a NumPy array and converting it). Text values are
-    made once per distinct value (`_shared_strings`) and shared by every row that holds them.
+    made once per distinct value (`_shared_strings`) and shared by every row that holds them, and so is
+    one empty list by every row without values: 4.2 million empty lists were 235 MB of a million
+    papers' table (most papers name no dataset, link or affiliation). The table is read-only: a list
+    in it is never changed in place.
     """
     out = np.empty(len(column), dtype=object)
     start = 0
     seen: dict[str, str] = {}  # the one object of each distinct text value, across the chunks
+    empty: list[Any] = []
     for chunk in column.chunks:
         offsets = np.asarray(chunk.offsets).tolist()
         flat = chunk.values
@@ -139,7 +143,7 @@ def _python_lists(column: pa.ChunkedArray) -> np.ndarray:
         else:
             items = flat.to_numpy(zero_copy_only=False).tolist()
         block = np.empty(len(chunk), dtype=object)
-        block[:] = [items[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        block[:] = [items[a:b] if b > a else empty for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
         if chunk.null_count:
             block[~np.asarray(chunk.is_valid())] = None
         out[start : start + len(chunk)] = block
