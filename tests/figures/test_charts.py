@@ -275,6 +275,12 @@ def _boxes(annotations: list[dict], extent: tuple[float, float, float, float]) -
     ]
 
 
+def _pixels(x: float, y: float, extent: tuple[float, float, float, float]) -> tuple[float, float]:
+    """A data point's place in the map's narrowest plot area, as `_boxes` places labels."""
+    (width, height), (x0, x1, y0, y1) = charts.MAP_PLOT_PX, extent
+    return (x - x0) / (x1 - x0) * width, (y - y0) / (y1 - y0) * height
+
+
 def _covering(boxes: list[tuple[float, ...]]) -> list[tuple[int, int]]:
     return [
         (i, j)
@@ -311,6 +317,37 @@ def test_map_labels_of_clusters_that_lie_together_move_apart_and_the_largest_sta
     extent = (papers["x"].min(), papers["x"].max(), papers["y"].min(), papers["y"].max())
     assert _covering(_boxes(labels, extent)) == []
     assert _covering(_boxes([{**a, "xshift": 0, "yshift": 0} for a in labels], extent)) != []  # they did
+
+
+def test_a_label_of_one_or_two_papers_leaves_its_points_in_sight() -> None:
+    # A small map labels every cluster; a search on the seeds left clusters of one paper whose label,
+    # an opaque box at the paper's place, hid the only point it named.
+    rng = np.random.default_rng(1)
+    sizes, centres = {0: 30, 1: 1, 2: 2}, {0: (0.0, 0.0), 1: (5.0, 5.0), 2: (-5.0, 5.0)}
+    papers = pd.concat(
+        [
+            PAPERS.iloc[[0] * n].assign(
+                id=[f"t{topic}-{i}" for i in range(n)],
+                topic=topic,
+                topic_label=f"topic{topic} · words · more",
+                x=centres[topic][0] + rng.normal(0, 0.3, n),
+                y=centres[topic][1] + rng.normal(0, 0.3, n),
+            )
+            for topic, n in sizes.items()
+        ],
+        ignore_index=True,
+    )
+    labels = {int(a["text"][3]): a for a in charts.paper_map(papers).to_dict()["layout"]["annotations"]}
+    assert set(labels) == {0, 1, 2}  # a small map names every cluster
+    assert (labels[0]["xshift"], labels[0]["yshift"]) == (0, 0)  # a large one keeps its place
+    extent = (papers["x"].min(), papers["x"].max(), papers["y"].min(), papers["y"].max())
+    for topic in (1, 2):
+        ((x, y, half),) = _boxes([labels[topic]], extent)
+        for px, py in papers.loc[papers["topic"] == topic, ["x", "y"]].itertuples(index=False):
+            point_x, point_y = _pixels(px, py, extent)
+            # the point, as large as a search hit, is outside the label's box
+            radius = charts.MAP_HIT_RADIUS_PX
+            assert abs(point_x - x) >= half + radius or abs(point_y - y) >= charts.LABEL_LINE_PX / 2 + radius
 
 
 def test_random_maps_of_thirty_topics_have_no_label_under_another() -> None:

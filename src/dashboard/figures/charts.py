@@ -575,6 +575,7 @@ def label_position(x: np.ndarray, y: np.ndarray, cells: int = 12) -> tuple[float
 # character (median 5.0), 20 px a line with its padding. A wider window only moves labels apart
 # sideways, so spacing them for the narrowest keeps them apart at every width.
 MAP_PLOT_PX = (620.0, 470.0)
+MAP_HIT_RADIUS_PX = 6  # a search hit's radius on a small map, outline included (`paper_map`: 11 px across)
 MIN_LABELLED_POINTS = 3  # a cluster with fewer points drawn gets no label (`paper_map`)...
 LABEL_ALL_BELOW = 200  # ...unless the map draws fewer points than this (a small corpus: every cluster)
 LABEL_CHAR_PX, LABEL_LINE_PX = 5.3, 20.0
@@ -585,11 +586,14 @@ def label_shifts(
     texts: Sequence[str],
     extent: tuple[float, float, float, float],
     steps: int = 2,
+    clear_of: Sequence[Sequence[tuple[float, float]]] = (),
 ) -> list[tuple[int, int] | None]:
     """How far (pixels: right, up) to move each map label so that none covers another; None: no room.
 
     ``positions`` are the labels' places in data units, ``extent`` the map's ``(x0, x1, y0, y1)``;
     labels earlier in the list keep their places first (the caller puts the largest clusters first).
+    ``clear_of`` gives, per label, points (data units) its box must leave in sight: a cluster of one or
+    two points, whose label at its place hid the only point it named.
     A label that would cover one already placed takes the nearest free place within ``steps`` lines up
     or down and half a label or a whole label sideways, never out of the plot; with no free place near
     its cluster it is not drawn (None): the cluster is named on hover and in the list of topics. (It
@@ -597,14 +601,18 @@ def label_shifts(
 
     >>> label_shifts([(0.0, 0.0), (0.0, 0.0), (1.0, 1.0)], ["a topic", "another", "far"], (-1, 1, -1, 1))
     [(0, 0), (0, 20), (0, 0)]
+    >>> label_shifts([(0.0, 0.0)], ["one paper"], (-1, 1, -1, 1), clear_of=[[(0.0, 0.0)]])
+    [(0, 20)]
     """
     width_px, height_px = MAP_PLOT_PX
     x0, x1, y0, y1 = extent
     span_x, span_y = (x1 - x0) or 1.0, (y1 - y0) or 1.0
     placed: list[tuple[float, float, float]] = []  # centre x, centre y (pixels, up), half width
     shifts: list[tuple[int, int] | None] = []
-    for (x, y), text in zip(positions, texts, strict=True):
+    points = list(clear_of) + [()] * (len(texts) - len(clear_of))
+    for (x, y), text, keep in zip(positions, texts, points, strict=True):
         px, py = (x - x0) / span_x * width_px, (y - y0) / span_y * height_px
+        seen = [((kx - x0) / span_x * width_px, (ky - y0) / span_y * height_px) for kx, ky in keep]
         half = (len(text) * LABEL_CHAR_PX + 4) / 2
         sideways = [side * half for side in (0, 1, -1, 2, -2)]  # half a label, a whole label
         offsets = sorted(
@@ -614,6 +622,9 @@ def label_shifts(
         chosen: tuple[float, float] | None = None
         for dx, dy in offsets:
             cx, cy = px + dx, py + dy
+            reach_x, reach_y = half + MAP_HIT_RADIUS_PX, LABEL_LINE_PX / 2 + MAP_HIT_RADIUS_PX
+            if any(abs(cx - sx) < reach_x and abs(cy - sy) < reach_y for sx, sy in seen):
+                continue
             if (dx or dy) and not (
                 half <= cx <= width_px - half and LABEL_LINE_PX / 2 <= cy <= height_px - LABEL_LINE_PX / 2
             ):
@@ -742,7 +753,12 @@ def paper_map(
         else (0.0, 1.0, 0.0, 1.0)
     )
     plain = [html.unescape(text) for text in texts]  # the width a reader sees, not the escapes'
-    shifts = label_shifts(places, plain, extent)
+    # On a small map every cluster is named, and a label on its place hid the only point of a cluster
+    # of one (a search on the seeds): every label leaves the points of clusters of one or two in sight.
+    # (A label may cover some points of a larger cluster, its own most often, as on any map.)
+    lone = finite & np.isin(topics, [t for t in named if sizes[t] < MIN_LABELLED_POINTS])
+    few = list(zip(xs[lone].tolist(), ys[lone].tolist(), strict=True))
+    shifts = label_shifts(places, plain, extent, clear_of=[few] * len(named) if few else ())
     for topic, (x, y), text, shift in zip(named, places, texts, shifts, strict=True):
         if shift is None:  # no room near its cluster: named on hover and in the page's list instead
             continue
