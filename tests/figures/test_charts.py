@@ -290,26 +290,33 @@ def _covering(boxes: list[tuple[float, ...]]) -> list[tuple[int, int]]:
     ]
 
 
-def test_map_labels_of_clusters_that_lie_together_move_apart_and_the_largest_stays() -> None:
-    # Three clusters around one place in the middle (the seeds' map had "2 retrieval · contrastive" half
-    # under "5 graph · calibration") and two far off: the largest keeps its place, the others move a line
-    # each way.
-    rng = np.random.default_rng(0)
-    sizes = {0: 40, 1: 25, 2: 10, 3: 30, 4: 30}
-    centres = {0: (0.0, 0.0), 1: (0.02, 0.01), 2: (-0.01, -0.01), 3: (5.0, 5.0), 4: (-5.0, -5.0)}
-    papers = pd.concat(
+def _clusters(
+    sizes: dict[int, int], centres: dict[int, tuple[float, float]], spread: float, seed: int
+) -> pd.DataFrame:
+    """Papers of each topic (``sizes``) scattered around its centre, ``spread`` apart (seeded)."""
+    rng = np.random.default_rng(seed)
+    return pd.concat(
         [
             PAPERS.iloc[[0] * n].assign(
                 id=[f"t{topic}-{i}" for i in range(n)],
                 topic=topic,
                 topic_label=f"topic{topic} · words · more",
-                x=centres[topic][0] + rng.normal(0, 0.01, n),
-                y=centres[topic][1] + rng.normal(0, 0.01, n),
+                x=centres[topic][0] + rng.normal(0, spread, n),
+                y=centres[topic][1] + rng.normal(0, spread, n),
             )
             for topic, n in sizes.items()
         ],
         ignore_index=True,
     )
+
+
+def test_map_labels_of_clusters_that_lie_together_move_apart_and_the_largest_stays() -> None:
+    # Three clusters around one place in the middle (the seeds' map had "2 retrieval · contrastive" half
+    # under "5 graph · calibration") and two far off: the largest keeps its place, the others move a line
+    # each way.
+    sizes = {0: 40, 1: 25, 2: 10, 3: 30, 4: 30}
+    centres = {0: (0.0, 0.0), 1: (0.02, 0.01), 2: (-0.01, -0.01), 3: (5.0, 5.0), 4: (-5.0, -5.0)}
+    papers = _clusters(sizes, centres, spread=0.01, seed=0)
     labels = charts.paper_map(papers).to_dict()["layout"]["annotations"]
     shift = {int(a["text"][3]): (a["xshift"], a["yshift"]) for a in labels}  # "<b>N topicN · words</b>"
     assert shift[0] == shift[3] == shift[4] == (0, 0)
@@ -322,21 +329,8 @@ def test_map_labels_of_clusters_that_lie_together_move_apart_and_the_largest_sta
 def test_a_label_of_one_or_two_papers_leaves_its_points_in_sight() -> None:
     # A small map labels every cluster; a search on the seeds left clusters of one paper whose label,
     # an opaque box at the paper's place, hid the only point it named.
-    rng = np.random.default_rng(1)
     sizes, centres = {0: 30, 1: 1, 2: 2}, {0: (0.0, 0.0), 1: (5.0, 5.0), 2: (-5.0, 5.0)}
-    papers = pd.concat(
-        [
-            PAPERS.iloc[[0] * n].assign(
-                id=[f"t{topic}-{i}" for i in range(n)],
-                topic=topic,
-                topic_label=f"topic{topic} · words · more",
-                x=centres[topic][0] + rng.normal(0, 0.3, n),
-                y=centres[topic][1] + rng.normal(0, 0.3, n),
-            )
-            for topic, n in sizes.items()
-        ],
-        ignore_index=True,
-    )
+    papers = _clusters(sizes, centres, spread=0.3, seed=1)
     labels = {int(a["text"][3]): a for a in charts.paper_map(papers).to_dict()["layout"]["annotations"]}
     assert set(labels) == {0, 1, 2}  # a small map names every cluster
     assert (labels[0]["xshift"], labels[0]["yshift"]) == (0, 0)  # a large one keeps its place
