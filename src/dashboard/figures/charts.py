@@ -612,8 +612,9 @@ def label_shifts(
     points = list(clear_of) + [()] * (len(texts) - len(clear_of))
     for (x, y), text, keep in zip(positions, texts, points, strict=True):
         px, py = (x - x0) / span_x * width_px, (y - y0) / span_y * height_px
-        seen = [((kx - x0) / span_x * width_px, (ky - y0) / span_y * height_px) for kx, ky in keep]
+        in_sight = [((kx - x0) / span_x * width_px, (ky - y0) / span_y * height_px) for kx, ky in keep]
         half = (len(text) * LABEL_CHAR_PX + 4) / 2
+        reach_x, reach_y = half + MAP_HIT_RADIUS_PX, LABEL_LINE_PX / 2 + MAP_HIT_RADIUS_PX  # from a point in sight
         sideways = [side * half for side in (0, 1, -1, 2, -2)]  # half a label, a whole label
         offsets = sorted(
             ((dx, line * LABEL_LINE_PX) for dx in sideways for line in range(-steps, steps + 1)),
@@ -622,8 +623,7 @@ def label_shifts(
         chosen: tuple[float, float] | None = None
         for dx, dy in offsets:
             cx, cy = px + dx, py + dy
-            reach_x, reach_y = half + MAP_HIT_RADIUS_PX, LABEL_LINE_PX / 2 + MAP_HIT_RADIUS_PX
-            if any(abs(cx - sx) < reach_x and abs(cy - sy) < reach_y for sx, sy in seen):
+            if any(abs(cx - sx) < reach_x and abs(cy - sy) < reach_y for sx, sy in in_sight):
                 continue
             if (dx or dy) and not (
                 half <= cx <= width_px - half and LABEL_LINE_PX / 2 <= cy <= height_px - LABEL_LINE_PX / 2

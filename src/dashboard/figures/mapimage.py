@@ -225,7 +225,7 @@ def _draw_points(image: Image.Image, traces: Sequence[_Trace], canvas: _Canvas, 
     for opacity, group in layers:
         layer = Image.new("RGBA", image.size, (0, 0, 0, 0))
         # Pillow's drawing core, called straight: `ImageDraw.ellipse` works its colours out anew on
-        # each call, which was half the time of a map's 20,000 points.
+        # each call (0.062 against 0.050 s for a map's 20,000 points).
         core = ImageDraw.Draw(layer).draw
         for trace in group:
             px, py = canvas.place(trace.x, trace.y)

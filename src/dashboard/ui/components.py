@@ -1342,7 +1342,7 @@ def map_picture(
         png,
         width="stretch",
         # As it is: "auto" takes an RGB PNG for a photograph and encodes it anew as a JPEG on every run
-        # (a third of the picture's time at a million papers, and blurred letters).
+        # (about 0.05 s a run at a million papers, and blurred letters).
         output_format="PNG",
         alt=f"{what}: each point a paper, each topic's cluster in its colour and named where its label fits.",
         caption=f"{what}. Choose Interactive above to select points (a box or a lasso filters to them), "
