@@ -614,7 +614,8 @@ def label_shifts(
         px, py = (x - x0) / span_x * width_px, (y - y0) / span_y * height_px
         in_sight = [((kx - x0) / span_x * width_px, (ky - y0) / span_y * height_px) for kx, ky in keep]
         half = (len(text) * LABEL_CHAR_PX + 4) / 2
-        reach_x, reach_y = half + MAP_HIT_RADIUS_PX, LABEL_LINE_PX / 2 + MAP_HIT_RADIUS_PX  # from a point in sight
+        # how near a point in sight the label's centre may not come
+        reach_x, reach_y = half + MAP_HIT_RADIUS_PX, LABEL_LINE_PX / 2 + MAP_HIT_RADIUS_PX
         sideways = [side * half for side in (0, 1, -1, 2, -2)]  # half a label, a whole label
         offsets = sorted(
             ((dx, line * LABEL_LINE_PX) for dx in sideways for line in range(-steps, steps + 1)),
