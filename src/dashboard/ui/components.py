@@ -946,17 +946,18 @@ GIVEN_UP_FIRST: tuple[str, ...] = (
 )
 
 
+def _beside_title(shown: Iterable[str]) -> int:
+    """The width (pixels) of the columns ``shown`` other than the title (`PAPER_COLUMN_CONFIG`)."""
+    return sum(
+        int(PAPER_COLUMN_CONFIG[c]["width"]) for c in set(shown) if c in PAPER_COLUMN_CONFIG and c != "title"
+    )
+
+
 def fitted_columns(shown: Iterable[str]) -> list[str]:
     """``shown`` less the columns `GIVEN_UP_FIRST` that must go for the rest to fit beside the title."""
     kept = list(shown)
-
-    def others() -> int:
-        return sum(
-            int(PAPER_COLUMN_CONFIG[c]["width"]) for c in kept if c in PAPER_COLUMN_CONFIG and c != "title"
-        )
-
     for column in GIVEN_UP_FIRST:
-        if others() <= GRID_WIDTH - TITLE_WIDTH:
+        if _beside_title(kept) <= GRID_WIDTH - TITLE_WIDTH:
             break
         if column in kept:
             kept.remove(column)
@@ -969,9 +970,7 @@ def paper_column_config(shown: Iterable[str]) -> dict[str, Any]:
     The grid gives every column the same share of a wider window, so the title only gets more room
     if it asks for it.
     """
-    shown = set(shown)
-    others = sum(PAPER_COLUMN_CONFIG[c]["width"] for c in shown if c in PAPER_COLUMN_CONFIG and c != "title")
-    width = max(TITLE_WIDTH, GRID_WIDTH - others)
+    width = max(TITLE_WIDTH, GRID_WIDTH - _beside_title(shown))
     return {**PAPER_COLUMN_CONFIG, "title": st.column_config.TextColumn("Title", width=width)}
 
 
