@@ -114,6 +114,33 @@ def test_scores_matrix_has_one_column_per_area() -> None:
     assert areas_from_scores(np.zeros((1, 3)), taxonomy) == [[]]
 
 
+def test_texts_scored_together_score_as_each_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The texts of a batch are matched in one array: a phrase never runs from one text into the next,
+    and a batch cut between texts changes nothing."""
+    taxonomy = parse_taxonomy(RULES)
+    texts = [
+        "a graph",  # "graph" ends it and "neural network" starts the next: not "graph neural network"
+        "neural network on a graph of thoughts",
+        "",
+        "graph-neural network, graph neural network",  # a hyphen splits a word as the phrases are split
+        "graph of thoughts",
+        "speech speech speech speech image",
+    ]
+    alone = np.vstack([area_scores([text], taxonomy) for text in texts])
+    assert alone.tolist() == [
+        [1.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0],  # the exclusion zeroes its area
+        [0.0, 0.0, 0.0],
+        [6.0, 0.0, 0.0],  # twice the strong phrase, and "graph" twice (2 x 2 + 2 x 1)
+        [0.0, 0.0, 0.0],
+        [0.0, 1.0, 6.0],  # four mentions count as three
+    ]
+    assert area_scores(texts, taxonomy).tolist() == alone.tolist()
+    monkeypatch.setattr("dashboard.analytics.areas._SCORED_AT_ONCE", 2)
+    assert area_scores(texts, taxonomy).tolist() == alone.tolist()
+    assert area_scores([], taxonomy).shape == (0, 3)
+
+
 def test_user_taxonomy_file(tmp_path: Path) -> None:
     path = tmp_path / "mine.toml"
     path.write_text(RULES, encoding="utf-8")

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dashboard.text.tokens import scan
 
@@ -157,37 +159,95 @@ def load_taxonomy(path: Path | str | None = None) -> Taxonomy:
 
 
 class _PhraseIndex:
-    """Phrases of all areas indexed by their first term, so a text is matched in one pass."""
+    """Every area's phrases as a trie over term ids, so a batch of texts is matched with array operations.
+
+    A text's terms are those of `scan`, hyphenated words split in parts (as `_phrase_terms` splits the
+    phrases). A phrase counts each time its terms appear in a row; per text, a phrase adds its weight
+    times its count (at most `MAX_MENTIONS_COUNTED`) to its area, and an exclusion phrase found sets its
+    area to zero.
+    """
 
     def __init__(self, taxonomy: Taxonomy) -> None:
         self.n_areas = len(taxonomy.areas)
-        self.first: dict[str, list[tuple[tuple[str, ...], int, float, bool]]] = {}
+        term_ids: dict[str, int] = {}  # a phrase term's id, from 1 (0: any term no phrase has)
+        children: dict[tuple[int, int], int] = {}  # (node, term id) -> node; node 0 is the root
+        # (the node that ends the phrase, its area, its weight, whether it excludes)
+        entries: list[tuple[int, int, float, bool]] = []
+        self.longest = 0
+
+        def add(phrase: tuple[str, ...], column: int, weight: float, exclusion: bool) -> None:
+            node = 0
+            for term in phrase:
+                term_id = term_ids.setdefault(term, len(term_ids) + 1)
+                node = children.setdefault((node, term_id), len(children) + 1)
+            entries.append((node, column, weight, exclusion))
+            self.longest = max(self.longest, len(phrase))
+
         for column, area in enumerate(taxonomy.areas):
             for terms, weight in area.phrases:
-                self.first.setdefault(terms[0], []).append((terms, column, weight, False))
+                add(terms, column, weight, False)
             for terms in area.exclude:
-                self.first.setdefault(terms[0], []).append((terms, column, 0.0, True))
+                add(terms, column, 0.0, True)
+        self.terms = pa.array(list(term_ids), pa.large_string())
+        self.base = len(term_ids) + 1
+        edges = np.array([node * self.base + term for node, term in children], dtype=np.int64)
+        order = np.argsort(edges)
+        self.edges = edges[order]
+        self.child = np.array(list(children.values()), dtype=np.int64)[order]
+        entries.sort(key=lambda entry: entry[0])
+        ends = np.array([entry[0] for entry in entries], dtype=np.int64)
+        self.first_entry = np.searchsorted(ends, np.arange(len(children) + 2))
+        self.entry_area = np.array([entry[1] for entry in entries], dtype=np.int64)
+        self.entry_weight = np.array([entry[2] for entry in entries], dtype=np.float64)
+        self.entry_excludes = np.array([entry[3] for entry in entries], dtype=bool)
+        self.n_nodes = len(children) + 1
 
-    def score(self, document: str | Sequence[str]) -> np.ndarray:
-        scanned = scan(document) if isinstance(document, str) else document
-        terms = [part for term in scanned for part in (term.split("-") if "-" in term else (term,))]
-        counts: dict[tuple[tuple[str, ...], int], int] = {}
-        weights: dict[tuple[tuple[str, ...], int], float] = {}
-        excluded: set[int] = set()
-        for i, term in enumerate(terms):
-            for phrase, column, weight, is_exclusion in self.first.get(term, ()):
-                if tuple(terms[i : i + len(phrase)]) != phrase:
-                    continue
-                if is_exclusion:
-                    excluded.add(column)
-                else:
-                    counts[phrase, column] = counts.get((phrase, column), 0) + 1
-                    weights[phrase, column] = weight
-        scores = np.zeros(self.n_areas, dtype=np.float32)
-        for key, count in counts.items():
-            scores[key[1]] += weights[key] * min(count, MAX_MENTIONS_COUNTED)
-        scores[list(excluded)] = 0.0
-        return scores
+    def scores(self, scanned: Sequence[Sequence[str]]) -> np.ndarray:
+        """The texts x areas scores of already scanned texts."""
+        out = np.zeros((len(scanned), self.n_areas), dtype=np.float32)
+        if not len(scanned) or not self.longest:
+            return out
+        # Each text's terms joined by NUL (no term holds one), a NUL after each: an empty term with id 0
+        # ends every text, so no phrase runs from one text into the next.
+        joined = pa.array(["\0".join(terms) + "\0" for terms in scanned], pa.large_string())
+        words = pc.split_pattern(pc.replace_substring(joined, "-", "\0"), "\0")
+        found = pc.index_in(pc.list_flatten(words), value_set=self.terms).fill_null(-1)
+        ids = np.asarray(found, dtype=np.int64) + 1
+        starts = np.asarray(words.offsets, dtype=np.int64)[:-1]
+        ids = np.concatenate([ids, np.zeros(self.longest, dtype=np.int64)])
+        # Walk the trie from every position at once, one term further per step, keeping live windows.
+        where = np.flatnonzero(ids)
+        node = np.zeros(len(where), dtype=np.int64)
+        found_at, found_node = [], []
+        for step in range(self.longest):
+            key = node * self.base + ids[where + step]
+            slot = np.minimum(np.searchsorted(self.edges, key), len(self.edges) - 1)
+            live = self.edges[slot] == key
+            where, node = where[live], self.child[slot[live]]
+            ending = self.first_entry[node + 1] > self.first_entry[node]
+            found_at.append(where[ending])
+            found_node.append(node[ending])
+        text = np.searchsorted(starts, np.concatenate(found_at), side="right") - 1
+        pairs, counts = np.unique(text * self.n_nodes + np.concatenate(found_node), return_counts=True)
+        text, node = pairs // self.n_nodes, pairs % self.n_nodes
+        # Each (text, phrase) found, once per entry of that phrase (the same phrase may serve two areas).
+        per_node = self.first_entry[node + 1] - self.first_entry[node]
+        first = np.repeat(self.first_entry[node] - np.cumsum(per_node) + per_node, per_node)
+        entry = first + np.arange(len(first))
+        rows = np.repeat(text, per_node)
+        counted = np.minimum(np.repeat(counts, per_node), MAX_MENTIONS_COUNTED)
+        excludes = self.entry_excludes[entry]
+        kept = ~excludes
+        np.add.at(
+            out,
+            (rows[kept], self.entry_area[entry[kept]]),
+            (self.entry_weight[entry[kept]] * counted[kept]).astype(np.float32),
+        )
+        out[rows[excludes], self.entry_area[entry[excludes]]] = 0.0
+        return out
+
+
+_SCORED_AT_ONCE = 5_000  # texts per batch: their terms as Arrow strings stay a few tens of MB
 
 
 def area_scores(texts: Iterable[str | Sequence[str]], taxonomy: Taxonomy) -> np.ndarray:
@@ -196,10 +256,15 @@ def area_scores(texts: Iterable[str | Sequence[str]], taxonomy: Taxonomy) -> np.
     A text may be given already scanned (:func:`dashboard.text.tokens.scan`).
     """
     index = _PhraseIndex(taxonomy)
-    rows = [index.score(text) for text in texts]
-    if not rows:
-        return np.zeros((0, len(taxonomy.areas)), dtype=np.float32)
-    return np.vstack(rows)
+    blocks = [np.zeros((0, len(taxonomy.areas)), dtype=np.float32)]
+    batch: list[Sequence[str]] = []
+    for text in texts:
+        batch.append(scan(text) if isinstance(text, str) else text)
+        if len(batch) == _SCORED_AT_ONCE:
+            blocks.append(index.scores(batch))
+            batch = []
+    blocks.append(index.scores(batch))
+    return np.vstack(blocks)
 
 
 def areas_from_scores(scores: np.ndarray, taxonomy: Taxonomy) -> list[list[str]]:
