@@ -85,6 +85,24 @@ def test_papers_placed_after_the_sample_land_among_their_own_cluster() -> None:
     assert neighbour_purity(coords, labels) > 0.9
 
 
+def test_papers_are_placed_the_same_on_one_thread_and_several(monkeypatch: pytest.MonkeyPatch) -> None:
+    vectors, labels = clusters(n_per=200)
+    fitted = vectors[::7]
+    fitted_coords = np.random.default_rng(1).normal(size=(len(fitted), 2))
+    vectors[5] = 0.0  # no text: no position
+    one = papermap.place(vectors, fitted, fitted_coords, chunk=64)
+    monkeypatch.setattr(papermap, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(papermap, "usable_cores", lambda: 3)
+    several = papermap.place(vectors, fitted, fitted_coords, chunk=64)
+    assert np.array_equal(one, several, equal_nan=True)
+    assert np.isnan(one[5]).all() and np.isfinite(np.delete(one, 5, axis=0)).all()
+    # Each paper at the weighted mean of its ten most similar fitted papers.
+    similarity = vectors[17] @ fitted.T
+    nearest = np.argsort(-similarity)[:10]
+    expected = (similarity[nearest, None] * fitted_coords[nearest]).sum(0) / similarity[nearest].sum()
+    assert one[17] == pytest.approx(expected, abs=1e-5)
+
+
 def test_papers_without_a_vector_get_no_position_and_fall_in_no_box() -> None:
     vectors, _ = clusters(n_per=10)
     vectors[[0, 7]] = 0.0  # empty abstracts
