@@ -242,7 +242,9 @@ def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> 
                 if isinstance(vocabulary_file, bytes)
                 else read_arrow(vocabulary_file)
             )
-            vocabulary = vocabulary_table.column("term").to_pylist()
+            # As Arrow strings: each lookup below hashes them in C (a Python list of them was converted
+            # back to Arrow for every vocabulary).
+            vocabulary = vocabulary_table.column("term").combine_chunks()
             abstract_counts = sp.csr_matrix(sp.load_npz(source("abstract_counts.npz")))
             out: dict[str, Any] = {}
             for n in indexing.TERM_NGRAMS:
