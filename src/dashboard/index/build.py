@@ -65,7 +65,6 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -604,48 +603,45 @@ def _write_index(
     if model.area_scores_ is not None:
         scores[fit_rows] = model.area_scores_
     np.save(work / "fit_rows.npy", fit_rows.astype(np.int64))
-    for array in (lsa, embedding):
-        array.flush()
-    del embedding, doc_topic  # gigabytes at a million papers, not needed for the rest
-    # The map of the LSA vectors (`dashboard.analytics.papermap`: for a corpus that fits, what `analyze`
-    # draws) is laid out in a thread, NumPy's and openTSNE's work outside the GIL, while this thread
-    # writes everything that does not need it: at a million papers the map and the method meanings
-    # were a minute and half a minute of one core each, one after the other.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-map") as pool:
-        mapped = pool.submit(_timed_layout, lsa, random_state)
-        del lsa
-        topics = topics_table(model, ids[fit_rows], topic)
-        write_topics(topics, work / "topics.parquet")
-        labels = dict(zip(topics["topic"], topics["label"], strict=True))
-        arrays = {"tfidf": tfidf_writer.finish()}
-        arrays.update({f"terms/{n}": writer.finish() for n, writer in term_writers.items()})
-        tree = build_tree(
-            topic,
-            load_csr(work / "tfidf", arrays["tfidf"]["shape"]),
-            load_npy(work / "embedding.npy"),
-            int(model.n_topics_),
-            np.asarray(terms, dtype=object),
-        )
-        _write_tree(tree, work / TREE_FILE)
-        for n in indexing.TERM_NGRAMS:
-            write_arrow(pa.table({"term": vocabularies[n]}), work / "terms" / str(n) / "terms.arrow")
-        pq.write_table(
-            pa.table({"term": pa.array(terms.astype(str), _STR), "idf": pa.array(idf, pa.float64())}),
-            work / "tfidf" / "terms.parquet",
-        )
-        _write_meanings(parts, work / MEANINGS_FILE)
-        arrays["search"] = _merge_words(parts, work)
-        coords, map_seconds = mapped.result()
+    # The map of the LSA vectors (`dashboard.analytics.papermap`): for a corpus that fits, what `analyze`
+    # draws.
+    map_started = time.perf_counter()
+    coords = papermap.layout(lsa, random_state=random_state)
     map_facts = {
         "method": papermap.METHOD,
         "random_state": random_state,
         "fit_papers": int(min(papermap.DEFAULT_FIT_SIZE, int(np.isfinite(coords[:, 0]).sum()))),
-        "seconds": map_seconds,
+        "seconds": round(time.perf_counter() - map_started, 2),
     }
+    # Let go of what the rest does not need before the table is joined (gigabytes at a million papers).
+    for array in (lsa, embedding):
+        array.flush()
+    del lsa, embedding, doc_topic
+    topics = topics_table(model, ids[fit_rows], topic)
+    write_topics(topics, work / "topics.parquet")
+    labels = dict(zip(topics["topic"], topics["label"], strict=True))
+    arrays = {"tfidf": tfidf_writer.finish()}
+    arrays.update({f"terms/{n}": writer.finish() for n, writer in term_writers.items()})
+    tree = build_tree(
+        topic,
+        load_csr(work / "tfidf", arrays["tfidf"]["shape"]),
+        load_npy(work / "embedding.npy"),
+        int(model.n_topics_),
+        np.asarray(terms, dtype=object),
+    )
+    _write_tree(tree, work / TREE_FILE)
+    for n in indexing.TERM_NGRAMS:
+        write_arrow(pa.table({"term": vocabularies[n]}), work / "terms" / str(n) / "terms.arrow")
+    pq.write_table(
+        pa.table({"term": pa.array(terms.astype(str), _STR), "idf": pa.array(idf, pa.float64())}),
+        work / "tfidf" / "terms.parquet",
+    )
     facets = _write_papers(
         work / "papers.arrow", parts, ids, taxonomy, scores, topic, labels, weight, outlier, coords
     )
     _write_facets(facets, work / "facets.json")
+    _write_meanings(work / "papers.arrow", work / MEANINGS_FILE)
+    arrays["search"] = _merge_words(parts, work)
     scores.flush()
     report_json = {"files": [dataclasses.asdict(f) for f in report.files]}
     (work / "report.json").write_text(json.dumps(report_json, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -659,27 +655,12 @@ def _write_index(
     }
 
 
-def _write_meanings(parts: list[Part], path: Path) -> None:
-    """`method_meanings` of the papers, stored: an app opening a large index then reads no abstract to
-    count its method names (at a million papers, 5 s and most of the abstracts' pages). Read from the
-    partitions, in the paper table's order, so they are written before the table (which waits for the map).
-    """
-    columns = ["abstract_clean", "method_names"]
-    papers = pd.concat(
-        [arrow_to_table(read_arrow(part.directory / "papers.arrow").select(columns)) for part in parts],
-        ignore_index=True,
-    )
+def _write_meanings(papers_path: Path, path: Path) -> None:
+    """`method_meanings` of the written paper table, stored: an app opening a large index then reads
+    no abstract to count its method names (at a million papers, 5 s and most of the abstracts' pages)."""
+    papers = arrow_to_table(read_arrow(papers_path).select(["abstract_clean", "method_names"]))
     meanings = pa.array(method_meanings(papers), type=pa.list_(_STR))
     write_arrow(pa.table({"method_meanings": meanings}), path)
-
-
-def _timed_layout(lsa: np.ndarray, random_state: int) -> tuple[np.ndarray, float]:
-    """`papermap.layout` of ``lsa`` and the seconds it took, on one thread as every float step (OpenMP's
-    limit is a thread's own: this one's is set here)."""
-    started = time.perf_counter()
-    with one_thread():
-        coords = papermap.layout(lsa, random_state=random_state)
-    return coords, round(time.perf_counter() - started, 2)
 
 
 def read_meanings(opened: PaperIndex) -> list[list[str]] | None:
