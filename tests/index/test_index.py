@@ -197,6 +197,20 @@ def test_the_count_workers_are_stopped_before_the_map(tmp_path, monkeypatch):
     assert alive == [0]
 
 
+def test_partitions_assigned_in_the_workers_give_the_index_of_one_process(tmp_path):
+    """The assign step runs in the pool's workers, a few partitions ahead of the one written: the
+    same files, byte for byte, as a build in this process alone."""
+    settings = {"fit_size": 30, "partition_size": 8}  # topics assigned to 27 papers, in 8 partitions
+    one = index.build_index([SEEDS], tmp_path / "one.index", workers=1, **settings)
+    two = index.build_index([SEEDS], tmp_path / "two.index", workers=2, **settings)
+    assert one["fit_papers"] == 30 and one["papers"] == 57
+    assert two["built_with"] == "2 local processes"
+    assert {name: f["sha256"] for name, f in two["files"].items()} == {
+        name: f["sha256"] for name, f in one["files"].items()
+    }
+    assert not list((tmp_path / "two.index").parent.glob("**/assign-inputs.pickle"))
+
+
 def test_one_thread_also_holds_for_the_libraries_the_build_loads_late() -> None:
     """threadpoolctl limits only loaded libraries; scikit-learn's OpenMP and SciPy's BLAS load when the
     fit starts. In a fresh process (pytest's has them loaded already) they must still get one thread."""

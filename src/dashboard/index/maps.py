@@ -8,14 +8,18 @@ on a cluster; either gives the same files.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
+import itertools
 import multiprocessing
 import os
+import pickle
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -168,6 +172,17 @@ def _words_part(task: tuple[str, str, str, str]) -> None:
     directory = Path(task[0])
     for name, data in word_files((directory / "papers.arrow").read_bytes(), task[3]).items():
         (directory / name).write_bytes(data)
+
+
+@functools.lru_cache(maxsize=1)
+def _shared_inputs(path: Path) -> AssignInputs:
+    """The assign step's shared inputs, read once per worker process."""
+    return cast(AssignInputs, pickle.loads(path.read_bytes()))
+
+
+def _assign_part(counts: Mapping[str, Any], shared_file: Path, where: str) -> dict[str, Any]:
+    """`assign_part` in a local worker process, with the shared inputs from their file."""
+    return assign_part(counts, _shared_inputs(shared_file), where)
 
 
 def _arrow_bytes(table: pa.Table) -> bytes:
@@ -327,22 +342,37 @@ class LocalMaps:
         self.counting = []
 
     def finish_words(self) -> None:
-        """Step 1 done: the search words' files are in each partition's folder too, and the workers
-        are stopped.
-
-        Everything after the count runs in this process (`assign` included); a worker left idle kept
-        the memory of its last partition through the map and the writes, where the build's peak is.
-        """
+        """Step 1 done: the search words' files are in each partition's folder too."""
         for future in self.indexing:
             future.result()
         self.indexing = []
-        self.close()
 
     def assign(self, parts: list[Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:
-        """Step 3 for each partition in order (in this process: it is matrix products on loaded data)."""
-        for part in parts:
-            names = ["vocabulary.arrow", "abstract_counts.npz", "topic_counts.npz", "area_scores.npy"]
-            yield assign_part({name: part.directory / name for name in names}, shared, part.where)
+        """Step 3 for each partition, in order, in the workers; then the workers are stopped.
+
+        The inputs every partition shares go to each worker once, as a file. A few partitions are
+        assigned ahead of the one yielded, no more (each result is a partition's matrices). Everything
+        after this runs in this process: a worker left idle kept the memory of its last partition
+        through the map and the writes, where the build's peak is.
+        """
+        names = ["vocabulary.arrow", "abstract_counts.npz", "topic_counts.npz", "area_scores.npy"]
+        tasks = [({name: part.directory / name for name in names}, part.where) for part in parts]
+        if self.pool is None:
+            for counts, where in tasks:
+                yield assign_part(counts, shared, where)
+            return
+        shared_file = parts[0].directory.parent / "assign-inputs.pickle"
+        shared_file.write_bytes(pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL))
+        queued = iter(tasks)
+        pending: deque[Future[dict[str, Any]]] = deque()
+        try:
+            for _ in range(len(tasks)):
+                for counts, where in itertools.islice(queued, 2 * self.workers - len(pending)):
+                    pending.append(self.pool.submit(_assign_part, counts, shared_file, where))
+                yield pending.popleft().result()
+        finally:
+            self.close()
+            shared_file.unlink(missing_ok=True)
 
     def close(self) -> None:
         """Stop the worker processes (again: nothing)."""
