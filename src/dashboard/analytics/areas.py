@@ -269,17 +269,16 @@ def area_scores(texts: Iterable[str | Sequence[str]], taxonomy: Taxonomy) -> np.
 
 def areas_from_scores(scores: np.ndarray, taxonomy: Taxonomy) -> list[list[str]]:
     """Each paper's areas, best first: score >= min_score and >= relative_cut x the paper's best."""
-    names = taxonomy.names
-    result: list[list[str]] = []
-    for row in scores:
-        best = float(row.max()) if row.size else 0.0
-        if best < taxonomy.min_score:
-            result.append([])
-            continue
-        cut = max(taxonomy.min_score, taxonomy.relative_cut * best)
-        order = np.argsort(-row, kind="stable")[: taxonomy.max_areas]
-        result.append([names[i] for i in order if row[i] >= cut])
-    return result
+    names = np.asarray(taxonomy.names, dtype=object)
+    scores = np.asarray(scores)
+    if scores.ndim != 2 or scores.shape[1] == 0:
+        return [[] for _ in range(len(scores))]
+    best = scores.max(axis=1)
+    cut = np.maximum(taxonomy.min_score, taxonomy.relative_cut * best)
+    # Every row sorted at once (best first, ties in file order), then the kept columns row by row.
+    order = np.argsort(-scores, axis=1, kind="stable")[:, : taxonomy.max_areas]
+    kept = (np.take_along_axis(scores, order, axis=1) >= cut[:, None]) & (best >= taxonomy.min_score)[:, None]
+    return [names[row[keep]].tolist() for row, keep in zip(order, kept, strict=True)]
 
 
 def assign_areas(texts: Iterable[str], taxonomy: Taxonomy | None = None) -> list[list[str]]:
