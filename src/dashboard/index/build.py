@@ -65,6 +65,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -486,10 +487,12 @@ def build_index(
         shutil.rmtree(work / "parts")
         (work / "taxonomy.toml").write_text(tax_text, encoding="utf-8")
         say(stages.CHECKSUMS.opening, finished=stages.WRITE.phase)
+        files = [file for file in sorted(work.rglob("*")) if file.is_file()]
+        with ThreadPoolExecutor(max_workers=usable_cores()) as pool:  # hashlib lets go of the GIL
+            digests = list(pool.map(_file_sha256, files))
         manifest["files"] = {
-            str(file.relative_to(work)): {"bytes": file.stat().st_size, "sha256": _file_sha256(file)}
-            for file in sorted(work.rglob("*"))
-            if file.is_file()
+            str(file.relative_to(work)): {"bytes": file.stat().st_size, "sha256": digest}
+            for file, digest in zip(files, digests, strict=True)
         }
         say(stages.DONE, finished=stages.CHECKSUMS.phase)
         manifest["phases"] = phases
