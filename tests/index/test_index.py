@@ -294,8 +294,7 @@ def test_tiny_corpus_index_keeps_ids_unique_and_the_report(tmp_path):
     assert opened.papers.loc[2, "links"] == [{"url": "https://github.com/a/b", "kind": "code"}]
 
 
-@pytest.mark.parametrize(("workers", "partition_size"), [(1, 50_000), (2, 1)])  # in a worker, from parts
-def test_the_index_keeps_each_paper_s_method_names_per_meaning(tmp_path, workers, partition_size):
+def test_the_index_keeps_each_paper_s_method_names_per_meaning(tmp_path):
     folder = tmp_path / "acronyms"
     folder.mkdir()
     (folder / "papers.txt").write_text(
@@ -306,7 +305,7 @@ def test_the_index_keeps_each_paper_s_method_names_per_meaning(tmp_path, workers
         encoding="utf-8",
     )
     out = tmp_path / "acronyms.index"
-    index.build_index([folder], out, workers=workers, partition_size=partition_size)
+    index.build_index([folder], out, workers=1)
     opened = index.open_index(out, verify=True)
     stored = index.read_meanings(opened)
     assert stored == index.method_meanings(opened.papers)

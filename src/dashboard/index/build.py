@@ -578,9 +578,6 @@ def _write_index(
     sample_position = np.full(n_papers, -1, dtype=np.int64)
     sample_position[fit_rows] = np.arange(len(fit_rows))
     shared = AssignInputs(vocabularies, np.asarray(terms, dtype=object), np.asarray(idf), transform)
-    # Python work over every abstract (half a minute at a million papers): a worker of its own writes
-    # the method meanings while the others assign.
-    meanings = maps.aside(_write_meanings, parts, work / MEANINGS_FILE)
     start = 0
     for part, blocks in zip(parts, maps.assign(parts, shared), strict=True):
         rows = np.arange(start, start + part.rows)
@@ -599,7 +596,6 @@ def _write_index(
             weight[rows] = assigned["topic_weight"]
             outlier[rows] = assigned["is_outlier"]
         start += part.rows
-    meanings.result()
     # The fitted papers keep exactly what the model found for them.
     lsa[fit_rows] = model.lsa_
     embedding[fit_rows] = model.embedding_
@@ -647,6 +643,7 @@ def _write_index(
         work / "papers.arrow", parts, ids, taxonomy, scores, topic, labels, weight, outlier, coords
     )
     _write_facets(facets, work / "facets.json")
+    _write_meanings(work / "papers.arrow", work / MEANINGS_FILE)
     arrays["search"] = _merge_words(parts, work)
     scores.flush()
     report_json = {"files": [dataclasses.asdict(f) for f in report.files]}
@@ -661,15 +658,10 @@ def _write_index(
     }
 
 
-def _write_meanings(parts: list[Part], path: Path) -> None:
-    """`method_meanings` of the papers, stored: an app opening a large index then reads no abstract to
-    count its method names (at a million papers, 5 s and most of the abstracts' pages). Read from the
-    partitions, in the paper table's order, so a worker can write them while the others assign."""
-    columns = ["abstract_clean", "method_names"]
-    papers = pd.concat(
-        [arrow_to_table(read_arrow(part.directory / "papers.arrow").select(columns)) for part in parts],
-        ignore_index=True,
-    )
+def _write_meanings(papers_path: Path, path: Path) -> None:
+    """`method_meanings` of the written paper table, stored: an app opening a large index then reads
+    no abstract to count its method names (at a million papers, 5 s and most of the abstracts' pages)."""
+    papers = arrow_to_table(read_arrow(papers_path).select(["abstract_clean", "method_names"]))
     meanings = pa.array(method_meanings(papers), type=pa.list_(_STR))
     write_arrow(pa.table({"method_meanings": meanings}), path)
 

@@ -30,22 +30,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
 from dashboard import corpus
 from dashboard.index.format import IndexBuildError
-from dashboard.index.maps import (
-    AssignInputs,
-    Part,
-    assign_part,
-    collect_reads,
-    count_files,
-    done_now,
-    read_partitions,
-)
+from dashboard.index.maps import AssignInputs, Part, assign_part, collect_reads, count_files, read_partitions
 
 __all__ = ["DaskMaps", "parse_address", "probe_scheduler", "start_local_cluster"]
 
@@ -293,10 +284,6 @@ class DaskMaps:
 
     def finish_words(self) -> None:
         """Nothing to wait for: each count task here indexes its partition's search words as well."""
-
-    def aside(self, function: Callable[..., None], *args: Any) -> Future[None]:
-        """``function(*args)`` here, on the client (its partitions' files are here, not on the workers)."""
-        return done_now(function, *args)
 
     def assign(self, parts: list[Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:
         """Step 3: an assign task per partition (where its counts are); results yielded in order."""

@@ -15,7 +15,7 @@ import multiprocessing
 import os
 import pickle
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,18 +172,6 @@ def _words_part(task: tuple[str, str, str, str]) -> None:
     directory = Path(task[0])
     for name, data in word_files((directory / "papers.arrow").read_bytes(), task[3]).items():
         (directory / name).write_bytes(data)
-
-
-def done_now(function: Callable[..., None], *args: Any) -> Future[None]:
-    """``function(*args)`` run here, as a finished future (its error kept for ``result()``)."""
-    future: Future[None] = Future()
-    try:
-        function(*args)
-    except Exception as error:
-        future.set_exception(error)
-    else:
-        future.set_result(None)
-    return future
 
 
 @functools.lru_cache(maxsize=1)
@@ -358,11 +346,6 @@ class LocalMaps:
         for future in self.indexing:
             future.result()
         self.indexing = []
-
-    def aside(self, function: Callable[..., None], *args: Any) -> Future[None]:
-        """``function(*args)`` in a worker, beside the assign step when started before it (the first
-        task queued, it takes a worker of its own); in this process when there are no workers."""
-        return self.pool.submit(function, *args) if self.pool is not None else done_now(function, *args)
 
     def assign(self, parts: list[Part], shared: AssignInputs) -> Iterator[dict[str, Any]]:
         """Step 3 for each partition, in order, in the workers; then the workers are stopped.
