@@ -78,6 +78,20 @@ def test_the_picture_is_a_png_twice_the_size_the_page_shows() -> None:
     assert image.width <= 1_460
 
 
+def test_the_png_holds_the_drawn_pixels_exactly() -> None:
+    """The map's own PNG writer (rows unfiltered): any reader gets back every pixel as drawn."""
+    pixels = np.random.default_rng(0).integers(0, 256, size=(37, 53, 3), dtype=np.uint8)
+    pixels[:10] = (255, 255, 255)  # a flat run, as the map's background
+    png = mapimage.png_bytes(Image.fromarray(pixels, "RGB"))
+    read = Image.open(io.BytesIO(png))
+    read.load()  # decodes every chunk: a wrong length or checksum raises here
+    assert read.mode == "RGB" and read.size == (53, 37)
+    assert np.array_equal(np.asarray(read), pixels)
+    assert np.array_equal(
+        np.asarray(Image.open(io.BytesIO(mapimage.png_bytes(Image.new("RGBA", (2, 1)))))), [[[0, 0, 0]] * 2]
+    )
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_the_background_is_the_themes(theme: str) -> None:
     image = image_of(mapimage.map_png(charts.paper_map(clusters(), topic_colours=COLOURS), theme))
