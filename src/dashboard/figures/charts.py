@@ -586,13 +586,13 @@ def label_shifts(
     texts: Sequence[str],
     extent: tuple[float, float, float, float],
     steps: int = 2,
-    clear_of: Sequence[Sequence[tuple[float, float]]] = (),
+    clear_of: Sequence[tuple[float, float]] = (),
 ) -> list[tuple[int, int] | None]:
     """How far (pixels: right, up) to move each map label so that none covers another; None: no room.
 
     ``positions`` are the labels' places in data units, ``extent`` the map's ``(x0, x1, y0, y1)``;
     labels earlier in the list keep their places first (the caller puts the largest clusters first).
-    ``clear_of`` gives, per label, points (data units) its box must leave in sight: a cluster of one or
+    ``clear_of`` gives points (data units) every label's box must leave in sight: clusters of one or
     two points, whose label at its place hid the only point it named.
     A label that would cover one already placed takes the nearest free place within ``steps`` lines up
     or down and half a label or a whole label sideways, never out of the plot; with no free place near
@@ -601,7 +601,7 @@ def label_shifts(
 
     >>> label_shifts([(0.0, 0.0), (0.0, 0.0), (1.0, 1.0)], ["a topic", "another", "far"], (-1, 1, -1, 1))
     [(0, 0), (0, 20), (0, 0)]
-    >>> label_shifts([(0.0, 0.0)], ["one paper"], (-1, 1, -1, 1), clear_of=[[(0.0, 0.0)]])
+    >>> label_shifts([(0.0, 0.0)], ["one paper"], (-1, 1, -1, 1), clear_of=[(0.0, 0.0)])
     [(0, 20)]
     """
     width_px, height_px = MAP_PLOT_PX
@@ -609,10 +609,9 @@ def label_shifts(
     span_x, span_y = (x1 - x0) or 1.0, (y1 - y0) or 1.0
     placed: list[tuple[float, float, float]] = []  # centre x, centre y (pixels, up), half width
     shifts: list[tuple[int, int] | None] = []
-    points = list(clear_of) + [()] * (len(texts) - len(clear_of))
-    for (x, y), text, keep in zip(positions, texts, points, strict=True):
+    in_sight = [((kx - x0) / span_x * width_px, (ky - y0) / span_y * height_px) for kx, ky in clear_of]
+    for (x, y), text in zip(positions, texts, strict=True):
         px, py = (x - x0) / span_x * width_px, (y - y0) / span_y * height_px
-        in_sight = [((kx - x0) / span_x * width_px, (ky - y0) / span_y * height_px) for kx, ky in keep]
         half = (len(text) * LABEL_CHAR_PX + 4) / 2
         # how near a point in sight the label's centre may not come
         reach_x, reach_y = half + MAP_HIT_RADIUS_PX, LABEL_LINE_PX / 2 + MAP_HIT_RADIUS_PX
@@ -759,7 +758,7 @@ def paper_map(
     # (A label may cover some points of a larger cluster, its own most often, as on any map.)
     lone = finite & np.isin(topics, [t for t in named if sizes[t] < MIN_LABELLED_POINTS])
     few = list(zip(xs[lone].tolist(), ys[lone].tolist(), strict=True))
-    shifts = label_shifts(places, plain, extent, clear_of=[few] * len(named) if few else ())
+    shifts = label_shifts(places, plain, extent, clear_of=few)
     for topic, (x, y), text, shift in zip(named, places, texts, shifts, strict=True):
         if shift is None:  # no room near its cluster: named on hover and in the page's list instead
             continue

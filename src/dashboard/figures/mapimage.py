@@ -332,7 +332,7 @@ def map_png(fig: Any, theme: str = "light", *, pixel_ratio: int = PIXEL_RATIO) -
     image = _draw_points(image, traces, canvas, theme)
     _draw_labels(ImageDraw.Draw(image), layout, canvas)
     _draw_frame(image, layout, ratio, theme, legend)
-    return png_bytes(image.convert("RGB"))
+    return png_bytes(image)
 
 
 def png_bytes(image: Image.Image) -> bytes:

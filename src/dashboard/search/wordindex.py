@@ -44,9 +44,11 @@ from dashboard.filters import parse_search, term_pattern
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _WORD = re.compile(r"[0-9a-z_]+")
-_WORD_BYTES = np.full(256, ord(" "), dtype=np.uint8)  # an index word's bytes as they are, others a space
-_WORD_BYTES[list(b"0123456789abcdefghijklmnopqrstuvwxyz_")] = list(b"0123456789abcdefghijklmnopqrstuvwxyz_")
-_WORD_BYTES[list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")] = list(b"abcdefghijklmnopqrstuvwxyz")
+# Each byte as an index word reads it (`_WORD` after `_ASCII_LOWER`), any other byte a space.
+_WORD_BYTES = np.array(
+    [ord(c) if _WORD.fullmatch(c := chr(byte).translate(_ASCII_LOWER)) else ord(" ") for byte in range(256)],
+    dtype=np.uint8,
+)
 # Characters RE2's case-insensitive matching folds onto ASCII letters (U+212A -> k, U+017F -> s).
 _ODD_CHARACTERS = re.compile("[\u212a\u017f]")
 _PAST_ASCII = "\x7f"  # sorts after every ASCII word character: the end of a prefix range
