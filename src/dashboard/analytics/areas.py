@@ -202,14 +202,20 @@ class _PhraseIndex:
         self.entry_excludes = np.array([entry[3] for entry in entries], dtype=bool)
         self.n_nodes = len(children) + 1
 
-    def scores(self, scanned: Sequence[Sequence[str]]) -> np.ndarray:
-        """The texts x areas scores of already scanned texts."""
+    def scores(self, scanned: Sequence[Sequence[str]] | pa.ListArray) -> np.ndarray:
+        """The texts x areas scores of already scanned texts (lists of terms, or an Arrow list array)."""
         out = np.zeros((len(scanned), self.n_areas), dtype=np.float32)
         if not len(scanned) or not self.longest:
             return out
         # Each text's terms joined by NUL (no term holds one), a NUL after each: an empty term with id 0
         # ends every text, so no phrase runs from one text into the next.
-        joined = pa.array(["\0".join(terms) + "\0" for terms in scanned], pa.large_string())
+        if isinstance(scanned, pa.Array):
+            nul = pa.scalar("\0", pa.large_string())
+            joined = pc.binary_join_element_wise(
+                pc.binary_join(scanned, nul), nul, pa.scalar("", pa.large_string())
+            )
+        else:
+            joined = pa.array(["\0".join(terms) + "\0" for terms in scanned], pa.large_string())
         words = pc.split_pattern(pc.replace_substring(joined, "-", "\0"), "\0")
         found = pc.index_in(pc.list_flatten(words), value_set=self.terms).fill_null(-1)
         ids = np.asarray(found, dtype=np.int64) + 1
@@ -264,6 +270,16 @@ def area_scores(texts: Iterable[str | Sequence[str]], taxonomy: Taxonomy) -> np.
             blocks.append(index.scores(batch))
             batch = []
     blocks.append(index.scores(batch))
+    return np.vstack(blocks)
+
+
+def area_scores_of_lists(scanned: pa.ListArray, taxonomy: Taxonomy) -> np.ndarray:
+    """`area_scores` of scanned texts given as an Arrow list array of terms (large_string): the index
+    build's count step has them so, and builds no Python list per text."""
+    index = _PhraseIndex(taxonomy)
+    blocks = [np.zeros((0, len(taxonomy.areas)), dtype=np.float32)]
+    for start in range(0, len(scanned), _SCORED_AT_ONCE):
+        blocks.append(index.scores(scanned.slice(start, _SCORED_AT_ONCE)))
     return np.vstack(blocks)
 
 

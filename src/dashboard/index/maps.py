@@ -116,7 +116,7 @@ def count_files(
         papers = _count_columns(papers_arrow)
         counts = indexing.count_partition(papers, parse_taxonomy(taxonomy_text, taxonomy_name), words=words)
         files = {
-            "vocabulary.arrow": _arrow_bytes(pa.table({"term": pa.array(counts.vocabulary, type=_STR)})),
+            "vocabulary.arrow": _arrow_bytes(pa.table({"term": counts.vocabulary.cast(_STR)})),
             "abstract_counts.npz": _npz_bytes(counts.abstract_counts),
             "topic_counts.npz": _npz_bytes(counts.topic_counts),
             "area_scores.npy": _npy_bytes(counts.area_scores),

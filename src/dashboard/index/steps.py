@@ -21,8 +21,8 @@ search words (a sorted union); the 2-D map needs the embeddings of all papers (t
 ...                      "abstract_clean": ["Graph neural networks.", "Diffusion models."],
 ...                      "method_names": [[], []]})
 >>> counts = count_partition(part, load_taxonomy())
->>> sorted(counts.vocabulary[i] for i in counts.abstract_counts[0].indices)
-['graph', 'graph neural']
+>>> sorted(counts.vocabulary[int(i)].as_py() for i in counts.abstract_counts[0].indices)
+['graph', 'graph neural', 'graph neural network']
 """
 
 from __future__ import annotations
@@ -37,11 +37,12 @@ import pyarrow.compute as pc
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
+from dashboard.analytics.areas import Taxonomy, area_scores_of_lists, load_taxonomy
 from dashboard.analytics.topics import TopicModel
 from dashboard.filters import search_text
 from dashboard.search.wordindex import WordIndex
-from dashboard.text.tokens import CountedTexts, ngrams_of_scan, scan
+from dashboard.text.batch import ScannedBatch, Vocabulary, ngram_table, scan_many
+from dashboard.text.tokens import CountedTexts
 
 __all__ = [
     "PartitionCounts",
@@ -71,20 +72,15 @@ def term_counts_min_df(n_papers: int) -> int:
 class PartitionCounts:
     """What the count step learns from one partition (rows in partition order).
 
-    ``vocabulary`` is the partition's own (first-seen order); both count matrices index into it.
+    ``vocabulary`` is the partition's own (in no particular order: later steps find terms by their
+    text); both count matrices index into it.
     """
 
-    vocabulary: list[str]
+    vocabulary: pa.Array  # large_string
     abstract_counts: sp.csr_matrix  # papers x vocabulary: 1-3-grams of the abstract (Terms page)
     topic_counts: sp.csr_matrix  # papers x vocabulary: 1-2-grams of title + abstract (TF-IDF input)
     area_scores: np.ndarray  # papers x areas (float32)
     words: WordIndex | None  # search words (None when counted apart: `count_partition(words=False)`)
-
-
-def _topic_scan(title: str, title_is_derived: bool, abstract: str) -> tuple[list[str], list[str]]:
-    """(scan of the title part, scan of the abstract): `analysis.paper_texts` joins them with ". "."""
-    use_title = bool(title.strip()) and not title_is_derived
-    return (scan(title) if use_title else []), scan(abstract)
 
 
 def count_partition(papers: pd.DataFrame, taxonomy: Taxonomy, *, words: bool = True) -> PartitionCounts:
@@ -93,14 +89,10 @@ def count_partition(papers: pd.DataFrame, taxonomy: Taxonomy, *, words: bool = T
     ``papers`` needs ``title``, ``title_is_derived``, ``abstract_clean`` and ``method_names``. The
     search words have their own tokens (`filters.search_text`); ``words=False`` leaves them out, for a
     build that indexes them in another task while the topic model is fitted.
+
+    The texts are scanned and cut into n-grams all at once (:mod:`dashboard.text.batch`); the counts are
+    those of `tokens.scan` and `tokens.ngrams_of_scan` text by text.
     """
-    vocabulary: dict[str, int] = {}
-    lookup = vocabulary.setdefault
-    abstract_ids: list[int] = []
-    abstract_ptr = [0]
-    topic_ids: list[int] = []
-    topic_ptr = [0]
-    scans: list[list[str]] = []
     titles = papers["title"].fillna("").astype(str).tolist()
     derived = papers["title_is_derived"].fillna(False).astype(bool).tolist()
     abstracts = papers["abstract_clean"].fillna("").astype(str).tolist()
@@ -108,36 +100,173 @@ def count_partition(papers: pd.DataFrame, taxonomy: Taxonomy, *, words: bool = T
         keep = papers["has_abstract"].fillna(True).astype(bool).tolist()
         abstracts = [text if kept else "" for text, kept in zip(abstracts, keep, strict=True)]
         titles = [title if kept else "" for title, kept in zip(titles, keep, strict=True)]
-    for title, is_derived, abstract in zip(titles, derived, abstracts, strict=True):
-        title_terms, abstract_terms = _topic_scan(title, is_derived, abstract)
-        grams = ngrams_of_scan(abstract_terms, (1, 3))
-        ids = [lookup(gram, len(vocabulary)) for gram in grams]
-        abstract_ids.extend(ids)
-        abstract_ptr.append(len(abstract_ids))
-        if title_terms and "$" in title:
-            # A formula can run from the title into the abstract: scan the topic text as one, as
-            # `analysis.paper_texts` gives it to the topic model.
-            joined = scan(f"{title}. {abstract}")
-            topic_ids.extend(lookup(gram, len(vocabulary)) for gram in ngrams_of_scan(joined, (1, 2)))
-            scans.append(joined)
-        else:
-            # The topic text is "title. abstract": the full stop breaks phrases, so its n-grams are the
-            # title's and the abstract's 1-2-grams, in that order.
-            topic_ids.extend(lookup(gram, len(vocabulary)) for gram in ngrams_of_scan(title_terms, (1, 2)))
-            topic_ids.extend(i for i, gram in zip(ids, grams, strict=True) if gram.count(" ") < 2)
-            scans.append([*title_terms, "", *abstract_terms] if title_terms else abstract_terms)
-        topic_ptr.append(len(topic_ids))
-    shape = (len(abstracts), len(vocabulary))
+    n = len(abstracts)
+    shared = Vocabulary()  # term ids (and each distinct piece's terms) are shared by every block
+    blocks = [
+        _count_block(titles[start : start + _COUNTED_AT_ONCE], derived[start : start + _COUNTED_AT_ONCE],
+                     abstracts[start : start + _COUNTED_AT_ONCE], shared, taxonomy)
+        for start in range(0, n, _COUNTED_AT_ONCE)
+    ]  # fmt: skip
+    # One vocabulary for the partition: each block's n-grams numbered by a dictionary over all of them.
+    encoded = pc.dictionary_encode(
+        pa.chunked_array([block.vocabulary for block in blocks], type=pa.large_string()).combine_chunks()
+    )
+    numbers = np.asarray(encoded.indices, dtype=np.int32)
+    shape = (n, len(encoded.dictionary))
+    columns: dict[str, list[np.ndarray]] = {"abstract": [], "topic": []}
+    lengths: dict[str, list[np.ndarray]] = {"abstract": [], "topic": []}
+    offset = 0
+    for block in blocks:
+        mapping = numbers[offset : offset + len(block.vocabulary)]
+        offset += len(block.vocabulary)
+        for name, (block_columns, pointer) in (("abstract", block.abstract), ("topic", block.topic)):
+            columns[name].append(mapping[block_columns])
+            lengths[name].append(np.diff(pointer))
+
+    def joined(name: str) -> tuple[np.ndarray, np.ndarray]:
+        pointer = np.zeros(n + 1, dtype=np.int64)
+        if n:
+            np.cumsum(np.concatenate(lengths[name]), out=pointer[1:])
+        return (np.concatenate(columns[name]) if blocks else np.zeros(0, np.int32)), pointer
+
     return PartitionCounts(
-        vocabulary=list(vocabulary),
-        abstract_counts=_counts(abstract_ids, abstract_ptr, shape),
-        topic_counts=_counts_in_order(topic_ids, topic_ptr, shape),
-        area_scores=area_scores(scans, taxonomy).astype(np.float32),
+        vocabulary=encoded.dictionary,
+        abstract_counts=_counts(*joined("abstract"), shape),
+        topic_counts=_counts_in_order(*joined("topic"), shape),
+        area_scores=(
+            np.vstack([block.area_scores for block in blocks])
+            if blocks
+            else np.zeros((0, len(taxonomy.areas)), dtype=np.float32)
+        ),
         words=WordIndex.build(search_text(papers)) if words else None,
     )
 
 
-def _counts(ids: list[int], indptr: list[int], shape: tuple[int, int]) -> sp.csr_matrix:
+# Papers counted at once: the arrays of a block's n-grams take about 40 MB per thousand papers.
+_COUNTED_AT_ONCE = 5_000
+
+
+@dataclass(frozen=True)
+class _Block:
+    """What `_count_block` counts in a block of papers: its own vocabulary, and for the abstracts'
+    1-3-grams and the topic texts' 1-2-grams the columns (into that vocabulary) of every occurrence,
+    paper by paper, with CSR row pointers."""
+
+    vocabulary: pa.Array
+    abstract: tuple[np.ndarray, np.ndarray]
+    topic: tuple[np.ndarray, np.ndarray]
+    area_scores: np.ndarray
+
+
+def _count_block(
+    titles: list[str], derived: list[bool], abstracts: list[str], shared: Vocabulary, taxonomy: Taxonomy
+) -> _Block:
+    n = len(abstracts)
+    abstract_scan = scan_many(abstracts, shared)
+    # The topic text is "title. abstract" (`analysis.paper_texts`); a derived title is not used.
+    title_scan = scan_many(
+        [
+            title if title.strip() and not is_derived else ""
+            for title, is_derived in zip(titles, derived, strict=True)
+        ],
+        shared,
+    )
+    has_title = title_scan.lengths() > 0
+    # A formula can run from the title into the abstract: such a topic text is scanned as one.
+    joined_rows = np.array([i for i in np.flatnonzero(has_title) if "$" in titles[i]], dtype=np.int64)
+    joined_scan = scan_many([f"{titles[i]}. {abstracts[i]}" for i in joined_rows], shared)
+    apart = np.ones(n, dtype=bool)
+    apart[joined_rows] = False
+    # Each paper's topic text as one stream: its title, a break, its abstract, a break (the full stop
+    # between them breaks phrases), or the joined scan and a break.
+    topic_ids, topic_starts = _per_text(
+        n,
+        [
+            (title_scan, np.flatnonzero(apart)),
+            (abstract_scan, np.flatnonzero(apart)),
+            (joined_scan, joined_rows),
+        ],
+    )
+    grams = ngram_table(np.concatenate([abstract_scan.ids, topic_ids]), shared.terms, 3)
+    in_abstract = grams.position < len(abstract_scan.ids)
+    n_pairs = len(grams.codes[0]) + len(grams.codes[1])  # columns of 1- and 2-word terms come first
+    in_topic = ~in_abstract & (grams.column < n_pairs)
+    # Only the n-grams counted somewhere make the vocabulary (a title's triples are not).
+    used, column = np.unique(
+        np.concatenate([grams.column[in_abstract], grams.column[in_topic]]), return_inverse=True
+    )
+    column = column.reshape(-1).astype(np.int32)
+    n_abstract = int(in_abstract.sum())
+    abstract_rows = np.searchsorted(abstract_scan.starts, grams.position[in_abstract], side="right") - 1
+    topic_rows = (
+        np.searchsorted(topic_starts, grams.position[in_topic] - len(abstract_scan.ids), side="right") - 1
+    )
+    return _Block(
+        vocabulary=grams.vocabulary().take(pa.array(used)),
+        abstract=(column[:n_abstract], _pointer(abstract_rows, n)),
+        topic=(column[n_abstract:], _pointer(topic_rows, n)),
+        area_scores=area_scores_of_lists(
+            _area_texts(topic_ids, topic_starts, grams.terms, apart & ~has_title), taxonomy
+        ),
+    )
+
+
+def _pointer(rows: np.ndarray, n_rows: int) -> np.ndarray:
+    """CSR row pointers of entries listed row by row (``rows`` never goes down)."""
+    pointer = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=pointer[1:])
+    return pointer
+
+
+def _per_text(
+    n_texts: int, parts: Sequence[tuple[ScannedBatch, np.ndarray]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """One stream of term ids where text ``i`` is, in order, each part's text for ``i`` with its break.
+
+    ``parts`` are (batch, rows): the batch's text ``rows[j]`` goes into text ``rows[j]`` of the result
+    (the batch holds texts for other rows too, or for these rows only when ``len(rows)`` is its size).
+    """
+    sizes = np.zeros(n_texts, dtype=np.int64)
+    pieces = []
+    for batch, rows in parts:
+        segment = np.diff(batch.starts)
+        if len(segment) != len(rows):  # the batch has every text: keep those of ``rows``
+            segment, first = segment[rows], batch.starts[rows]
+        else:
+            first = batch.starts[:-1]
+        np.add.at(sizes, rows, segment)
+        pieces.append((batch.ids, rows, first, segment))
+    starts = np.zeros(n_texts + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    out = np.zeros(int(starts[-1]), dtype=np.int64)
+    cursor = starts[:-1].copy()
+    for ids, rows, first, segment in pieces:
+        owner = np.repeat(np.arange(len(rows)), segment)
+        offset = np.arange(int(segment.sum())) - np.repeat(np.cumsum(segment) - segment, segment)
+        out[cursor[rows][owner] + offset] = ids[first[owner] + offset]
+        cursor[rows] += segment
+    return out, starts
+
+
+def _area_texts(
+    topic_ids: np.ndarray, topic_starts: np.ndarray, terms: pa.Array, untitled: np.ndarray
+) -> pa.ListArray:
+    """Each paper's scanned topic text for the area rules, as `tokens.scan` gives it: the title's terms,
+    an empty term, the abstract's; the abstract's alone for an ``untitled`` paper (whose stream starts
+    with its empty title's break); without the closing break."""
+    keep = np.ones(len(topic_ids), dtype=bool)
+    keep[topic_starts[1:] - 1] = False
+    keep[topic_starts[:-1][untitled]] = False
+    # Every paper's stream holds at least its closing break, so no slice of reduceat is empty.
+    lengths = (
+        np.add.reduceat(keep.astype(np.int64), topic_starts[:-1]) if len(untitled) else np.zeros(0, np.int64)
+    )
+    offsets = np.zeros(len(untitled) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.LargeListArray.from_arrays(pa.array(offsets), terms.take(pa.array(topic_ids[keep])))
+
+
+def _counts(ids: np.ndarray, indptr: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
     data = np.ones(len(ids), dtype=np.int32)
     matrix = sp.csr_matrix(
         (data, np.asarray(ids, dtype=np.int32), np.asarray(indptr, dtype=np.int64)), shape=shape
@@ -146,7 +275,7 @@ def _counts(ids: list[int], indptr: list[int], shape: tuple[int, int]) -> sp.csr
     return matrix
 
 
-def _counts_in_order(ids: list[int], indptr: list[int], shape: tuple[int, int]) -> sp.csr_matrix:
+def _counts_in_order(ids: np.ndarray, indptr: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
     """Like `_counts`, but each row's terms in the order they first appear in its text (what the topic
     fit needs to number terms as a vectoriser reading the texts would: `counted_sample`)."""
     n_rows, width = shape
