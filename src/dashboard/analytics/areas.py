@@ -256,13 +256,19 @@ class _PhraseIndex:
 _SCORED_AT_ONCE = 5_000  # texts per batch: their terms as Arrow strings stay a few tens of MB
 
 
-def area_scores(texts: Iterable[str | Sequence[str]], taxonomy: Taxonomy) -> np.ndarray:
+def area_scores(texts: Iterable[str | Sequence[str]] | pa.ListArray, taxonomy: Taxonomy) -> np.ndarray:
     """A papers x areas matrix of keyword scores (columns in ``taxonomy.names`` order).
 
-    A text may be given already scanned (:func:`dashboard.text.tokens.scan`).
+    A text may be given already scanned (:func:`dashboard.text.tokens.scan`); the texts may also be an
+    Arrow list array of scanned terms (large_string), as the index build's count step has them, which
+    then builds no Python list per text.
     """
     index = _PhraseIndex(taxonomy)
     blocks = [np.zeros((0, len(taxonomy.areas)), dtype=np.float32)]
+    if isinstance(texts, pa.Array):
+        for start in range(0, len(texts), _SCORED_AT_ONCE):
+            blocks.append(index.scores(texts.slice(start, _SCORED_AT_ONCE)))
+        return np.vstack(blocks)
     batch: list[Sequence[str]] = []
     for text in texts:
         batch.append(scan(text) if isinstance(text, str) else text)
@@ -270,16 +276,6 @@ def area_scores(texts: Iterable[str | Sequence[str]], taxonomy: Taxonomy) -> np.
             blocks.append(index.scores(batch))
             batch = []
     blocks.append(index.scores(batch))
-    return np.vstack(blocks)
-
-
-def area_scores_of_lists(scanned: pa.ListArray, taxonomy: Taxonomy) -> np.ndarray:
-    """`area_scores` of scanned texts given as an Arrow list array of terms (large_string): the index
-    build's count step has them so, and builds no Python list per text."""
-    index = _PhraseIndex(taxonomy)
-    blocks = [np.zeros((0, len(taxonomy.areas)), dtype=np.float32)]
-    for start in range(0, len(scanned), _SCORED_AT_ONCE):
-        blocks.append(index.scores(scanned.slice(start, _SCORED_AT_ONCE)))
     return np.vstack(blocks)
 
 

@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from dashboard.analytics.areas import Taxonomy, area_scores_of_lists, load_taxonomy
+from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
 from dashboard.analytics.topics import TopicModel
 from dashboard.filters import search_text
 from dashboard.search.wordindex import WordIndex
@@ -179,12 +179,13 @@ def _count_block(
     apart[joined_rows] = False
     # Each paper's topic text as one stream: its title, a break, its abstract, a break (the full stop
     # between them breaks phrases), or the joined scan and a break.
+    separate = np.flatnonzero(apart)
     topic_ids, topic_starts = _per_text(
         n,
         [
-            (title_scan, np.flatnonzero(apart)),
-            (abstract_scan, np.flatnonzero(apart)),
-            (joined_scan, joined_rows),
+            (title_scan, separate, separate),
+            (abstract_scan, separate, separate),
+            (joined_scan, joined_rows, np.arange(len(joined_rows))),
         ],
     )
     grams = ngram_table(np.concatenate([abstract_scan.ids, topic_ids]), shared.terms, 3)
@@ -205,7 +206,7 @@ def _count_block(
         vocabulary=grams.vocabulary().take(pa.array(used)),
         abstract=(column[:n_abstract], _pointer(abstract_rows, n)),
         topic=(column[n_abstract:], _pointer(topic_rows, n)),
-        area_scores=area_scores_of_lists(
+        area_scores=area_scores(
             _area_texts(topic_ids, topic_starts, grams.terms, apart & ~has_title), taxonomy
         ),
     )
@@ -219,21 +220,17 @@ def _pointer(rows: np.ndarray, n_rows: int) -> np.ndarray:
 
 
 def _per_text(
-    n_texts: int, parts: Sequence[tuple[ScannedBatch, np.ndarray]]
+    n_texts: int, parts: Sequence[tuple[ScannedBatch, np.ndarray, np.ndarray]]
 ) -> tuple[np.ndarray, np.ndarray]:
     """One stream of term ids where text ``i`` is, in order, each part's text for ``i`` with its break.
 
-    ``parts`` are (batch, rows): the batch's text ``rows[j]`` goes into text ``rows[j]`` of the result
-    (the batch holds texts for other rows too, or for these rows only when ``len(rows)`` is its size).
+    ``parts`` are (batch, rows, texts): the batch's text ``texts[j]`` goes into text ``rows[j]`` of the
+    result.
     """
     sizes = np.zeros(n_texts, dtype=np.int64)
     pieces = []
-    for batch, rows in parts:
-        segment = np.diff(batch.starts)
-        if len(segment) != len(rows):  # the batch has every text: keep those of ``rows``
-            segment, first = segment[rows], batch.starts[rows]
-        else:
-            first = batch.starts[:-1]
+    for batch, rows, texts in parts:
+        segment, first = np.diff(batch.starts)[texts], batch.starts[texts]
         np.add.at(sizes, rows, segment)
         pieces.append((batch.ids, rows, first, segment))
     starts = np.zeros(n_texts + 1, dtype=np.int64)
