@@ -90,6 +90,10 @@ def test_release_rate_says_in_its_title_when_it_leaves_groups_out() -> None:
     assert len(fig.data[0].y) == 30 and "g39" in fig.data[0].y and "g0" not in fig.data[0].y
     whole = charts.release_rate(groups.head(30), title="Code released, per topic", group_title="")
     assert whole.layout.title.text == "Code released, per topic"
+    # The outliers' bar is no topic: 40 topics and the outliers are "of 40", as the page's count says.
+    outliers = pd.DataFrame({"group": [charts.OUTLIER_LABEL], "released": [1], "papers": [50]})
+    fig = charts.release_rate(pd.concat([groups, outliers]), title="Code released, per topic", group_title="")
+    assert fig.layout.title.text == "Code released, per topic — the 30 highest of 40"
     states = pd.DataFrame({"live": range(1, 41), "empty": [1] * 40}, index=[f"g{i}" for i in range(40)])
     fig = charts.repo_states(states, title="Repository states, per topic", limit=25)
     assert fig.layout.title.text == "Repository states, per topic — the 25 largest of 40"

@@ -354,7 +354,9 @@ def release_rate(
     table = groups[groups["papers"] >= min_papers].copy()
     table["rate"] = np.where(table["papers"] > 0, table["released"] / table["papers"].clip(lower=1), 0.0)
     if len(table) > limit:  # the lowest rates are left out: the title says so (53 topics, 30 bars)
-        title = f"{title} — the {limit} highest of {len(table):,}"
+        # Of the groups the page counts: the outliers' bar is no topic ("53 topics" above, not 54).
+        counted = int((table["group"].astype(str) != OUTLIER_LABEL).sum())
+        title = f"{title} — the {limit} highest of {counted:,}"
     table = table.sort_values(["rate", "papers"], ascending=[False, False]).head(limit)
     text = [f"{rate:.0%} of {papers:,}" for rate, papers in zip(table["rate"], table["papers"], strict=True)]
     hover = [
