@@ -13,6 +13,7 @@ from sklearn.metrics import adjusted_mutual_info_score
 
 from dashboard.analytics import representations
 from dashboard.analytics.analysis import analyze, paper_texts
+from dashboard.analytics.areas import load_taxonomy, spread
 from dashboard.analytics.topics import TopicModel
 from dashboard.corpus import load
 from dashboard.index.steps import TopicTransform
@@ -47,12 +48,51 @@ def test_fallback_to_the_default_only_without_embeddings() -> None:
 def test_each_space_has_its_own_guidance_weight() -> None:
     texts, _, vectors = mixed_corpus()
     lsa = TopicModel(n_topics=3).fit(texts)
-    minilm = TopicModel(n_topics=3, representation="minilm").fit(texts, vectors=vectors)
+    both = TopicModel(n_topics=3, representation="lsa+minilm").fit(texts, vectors=vectors)
     off = TopicModel(n_topics=3, representation="minilm", guidance=0.0).fit(texts, vectors=vectors)
-    assert lsa.guidance_ == representations.get("lsa").guidance
-    assert minilm.guidance_ == representations.get("minilm").guidance
-    assert minilm.guidance_ != lsa.guidance_
+    assert lsa.guidance_ == representations.get("lsa").guidance == 1.0
+    assert both.guidance_ == representations.get("lsa+minilm").guidance == 0.0
     assert off.guidance_ == 0.0 and off.area_scores_ is None
+
+
+def one_phrase_per_text(areas: list[int], n: int = 90, seed: int = 1) -> list[str]:
+    """Texts of filler words and one keyword phrase of the taxonomy each, taking the areas in turn."""
+    taxonomy = load_taxonomy()
+    rng = np.random.default_rng(seed)
+    filler = ["method", "results", "show", "propose", "study", "setting", "approach", "data"]
+    texts = []
+    for i in range(n):
+        phrase = " ".join(taxonomy.areas[areas[i % len(areas)]].phrases[0][0])
+        texts.append(" ".join([*rng.choice(filler, 5), phrase, phrase, *rng.choice(filler, 3)]))
+    return texts
+
+
+def test_spread_is_the_normalised_entropy_of_the_best_areas() -> None:
+    assert spread(np.eye(5)) == pytest.approx(1.0)
+    assert spread(np.array([[3.0, 1.0], [2.0, 0.0], [5.0, 0.0]])) == 0.0  # every paper's best is area 0
+    half = np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0]])  # two of four areas, evenly
+    assert spread(half) == pytest.approx(0.5)
+    assert spread(np.vstack([half, np.zeros((7, 4))])) == pytest.approx(0.5)  # papers without an area
+    assert spread(np.zeros((3, 4))) == 0.0 and spread(np.ones((3, 1))) == 0.0
+    assert representations.spread_weight(representations.SPREAD_NONE) == 0.0
+    assert representations.spread_weight(representations.SPREAD_FULL) == 1.0
+
+
+def test_the_embedding_space_is_guided_by_the_corpus_spread_and_lsa_is_not() -> None:
+    n_areas = len(load_taxonomy().areas)
+    wide = one_phrase_per_text(list(range(n_areas)))
+    narrow = one_phrase_per_text([3])  # every paper in one area
+    vectors = np.random.default_rng(0).standard_normal((len(wide), 16))
+    wide_model = TopicModel(n_topics=3, representation="minilm").fit(wide, vectors=vectors)
+    narrow_model = TopicModel(n_topics=3, representation="minilm").fit(narrow, vectors=vectors)
+    assert spread(wide_model.area_scores_) > representations.SPREAD_FULL
+    assert wide_model.guidance_ == representations.get("minilm").guidance == 1.0
+    # One area: no guidance, but the area scores are kept (the paper table's areas come from them).
+    assert narrow_model.guidance_ == 0.0 and narrow_model.area_scores_ is not None
+    unguided = TopicModel(n_topics=3, representation="minilm", guidance=0.0).fit(narrow, vectors=vectors)
+    assert np.array_equal(narrow_model.labels_, unguided.labels_)
+    assert not np.array_equal(wide_model.embedding_, narrow_model.embedding_)
+    assert TopicModel(n_topics=3).fit(narrow).guidance_ == 1.0  # LSA keeps its full weight
 
 
 def test_the_default_clusters_lsa_and_keeps_it_as_its_vectors() -> None:

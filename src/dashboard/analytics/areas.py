@@ -279,6 +279,25 @@ def area_scores(texts: Iterable[str | Sequence[str]] | pa.ListArray, taxonomy: T
     return np.vstack(blocks)
 
 
+def spread(scores: np.ndarray) -> float:
+    """How widely a corpus spans the taxonomy: the entropy of its papers' best areas, divided by the
+    entropy of an even spread over every area (0: one area holds every paper; 1: all equally full).
+    Papers no area rule fires on are not counted; 0 when none has an area or there is one area.
+
+    >>> spread(np.eye(4)), spread(np.array([[1.0, 0.0], [2.0, 0.0]]))
+    (1.0, 0.0)
+    """
+    scores = np.asarray(scores)
+    if scores.ndim != 2 or scores.shape[1] < 2:
+        return 0.0
+    best = scores.argmax(axis=1)[scores.max(axis=1) > 0]
+    if not len(best):
+        return 0.0
+    shares = np.bincount(best, minlength=scores.shape[1]) / len(best)
+    shares = shares[shares > 0]
+    return float(max(0.0, -(shares * np.log(shares)).sum()) / np.log(scores.shape[1]))
+
+
 def areas_from_scores(scores: np.ndarray, taxonomy: Taxonomy) -> list[list[str]]:
     """Each paper's areas, best first: score >= min_score and >= relative_cut x the paper's best."""
     names = np.asarray(taxonomy.names, dtype=object)

@@ -47,13 +47,13 @@ from sklearn.metrics import adjusted_mutual_info_score
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
-from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
+from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy, spread
 from dashboard.analytics.hierarchy import (
     LABEL_SEPARATOR as LABEL_SEPARATOR,  # re-exported: labels are joined by it
 )
 from dashboard.analytics.hierarchy import make_labels, mass_scores, top_terms
 from dashboard.analytics.lsa import lsa_fit
-from dashboard.analytics.representations import DEFAULT_REPRESENTATION
+from dashboard.analytics.representations import DEFAULT_REPRESENTATION, spread_weight
 from dashboard.analytics.representations import get as get_representation
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.text.tokens import CountedTexts, make_vectorizer, min_df_for, scan
@@ -210,7 +210,8 @@ class TopicModel:
     ``area_scores_`` (papers x taxonomy areas, None without guidance), ``k_scores_`` (the auto-k table:
     k, stability, coherence, score; None when k was given), ``representation_`` (the space's name),
     ``vectors_`` (the papers in that space, L2 rows, before guidance and smoothing; the LSA rows
-    themselves for ``"lsa"``), ``guidance_`` (the weight used: ``guidance`` times the space's own).
+    themselves for ``"lsa"``), ``guidance_`` (the weight used: ``guidance`` times the space's own, and
+    in a space guided by spread times `representations.spread_weight` of the corpus).
 
     ``guidance`` scales the representation's own measured weight: 1 is that weight, 0 turns it off.
 
@@ -362,6 +363,10 @@ class TopicModel:
             return None
         taxonomy = self.taxonomy or load_taxonomy()
         self.area_scores_ = scores if scores is not None else area_scores(texts or [], taxonomy)
+        if get_representation(self.representation_).guidance_by_spread:
+            self.guidance_ *= spread_weight(spread(self.area_scores_))
+            if not self.guidance_:
+                return None
         # Square root: two mentions of a strong phrase should not outweigh the text four to one.
         return self.guidance_ * normalize(np.sqrt(self.area_scores_))
 
