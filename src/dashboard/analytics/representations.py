@@ -17,12 +17,11 @@ files by ``bench/topic_quality.py``:
   embeddings: the words' view and the sentences' view each vote. No guidance.
 
 Why guidance by spread in the embedding space: the keyword areas say most where a corpus's papers are
-spread over many of them (ICLR's submissions: normalised entropy 0.88 of their best areas); where one
-area holds most papers (ICCV 2019: 0.51, 61% in one area), pulling papers towards their areas merges
-what the sentences keep apart. In MiniLM, guidance at full weight scored AMI 0.257 on ICLR 1k and 0.179
-on ICCV 2019's sessions, none 0.225 and 0.313, by spread 0.269 and 0.299. In LSA the same rule scored
-0.256 and 0.257 against 0.257 and 0.261 at full weight, so LSA keeps full weight (figures: the docs'
-performance page, ``bench/topic_quality.py``).
+spread over many of them (a general ML conference's submissions); where one area holds most papers (a
+vision conference), pulling papers towards their areas merges what the sentences keep apart. In LSA the
+words already carry the area keywords and the rule did not help there, so LSA keeps its
+full weight. The measurements that chose this are on the docs' performance page
+(``bench/topic_quality.py``).
 
 ``TopicModel(guidance=...)`` scales the space's weight, so it turns guidance down or off in LSA and has no
 effect in a space whose weight is 0.
