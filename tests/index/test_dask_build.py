@@ -148,6 +148,38 @@ def test_a_worker_killed_mid_build_is_survived_with_the_same_index(cluster, loca
         client.close()
 
 
+def test_sentence_embeddings_are_encoded_on_the_workers_with_the_same_bytes(cluster, tmp_path):
+    """``--semantic`` on Dask: an encode task per partition on the workers (one of which dies running
+    one), and every file, semantic.npy too, as the local build's in its pool of two processes."""
+    from dashboard.search import semantic
+
+    if not semantic.available():
+        pytest.skip(f"needs the [semantic] extra: {semantic.EXTRA_HINT}")
+    local = index.build_index([SEEDS], tmp_path / "local.index", workers=2, semantic=True, **SAMPLED)
+    flag = tmp_path / "killed"
+    client = distributed.Client(cluster)
+    try:
+        client.register_plugin(KillWorker("encode-", str(flag)))
+        try:
+            dask = index.build_index(
+                [SEEDS],
+                tmp_path / "dask.index",
+                dask=cluster.scheduler_address,
+                semantic=True,
+                **SAMPLED,
+            )
+        finally:
+            client.unregister_worker_plugin(KillWorker.name)
+        client.wait_for_workers(2, timeout=60)
+    finally:
+        client.close()
+    assert flag.read_text().startswith("encode-")  # a worker did die, running an encode task
+    _same_files(local, dask)
+    assert "semantic.npy" in _files(dask) and dask["semantic"]["model"] == semantic.MODEL_ID
+    single = index.build_index([SEEDS], tmp_path / "one.index", workers=1, semantic=True)  # in this process
+    assert _files(single)["semantic.npy"] == _files(local)["semantic.npy"]
+
+
 def test_a_task_that_keeps_killing_workers_fails_naming_it_and_keeps_the_old_index(
     cluster, local_sampled, tmp_path
 ):

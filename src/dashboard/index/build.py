@@ -129,7 +129,7 @@ from dashboard.index.format import (
     write_single_batch,
     write_topics,
 )
-from dashboard.index.maps import AssignInputs, LocalMaps, Part, one_thread
+from dashboard.index.maps import TEXT_COLUMNS, AssignInputs, LocalMaps, Part, one_thread
 from dashboard.schema import ANALYSIS_COLUMNS, OUTLIER_LABEL
 from dashboard.system.cores import usable_cores
 
@@ -221,26 +221,23 @@ def _read_rows(parts: list[Part], rows: np.ndarray, columns: list[str]) -> pd.Da
     return pd.concat(frames, ignore_index=True)
 
 
-def _write_semantic(work: Path, parts: list[Part], say: Callable[..., None]) -> dict[str, Any]:
-    """``semantic.npy``: every paper's sentence embedding (float32, unit rows), partition by partition."""
+def _write_semantic(work: Path, parts: list[Part], maps: Any, say: Callable[..., None]) -> dict[str, Any]:
+    """``semantic.npy``: every paper's sentence embedding (float32, unit rows), from the maps' encode
+    step (in the local workers or the Dask cluster, partition by partition)."""
     from dashboard.search import semantic
 
-    encoder = semantic.Encoder()  # raises SemanticUnavailable (with how to install it) without the extra
+    semantic.model_files()  # SemanticUnavailable (with how to install it) before any worker starts
     started = time.perf_counter()
     out = _new_dense(work / "semantic.npy", (sum(p.rows for p in parts), semantic.DIMENSIONS))
     start = 0
-    for number, part in enumerate(parts, 1):
-        frame = arrow_to_table(read_arrow(part.directory / "papers.arrow").select(_TEXT_COLUMNS))
-        out[start : start + part.rows] = encoder.encode(paper_texts(frame))
+    for number, (part, vectors) in enumerate(zip(parts, maps.encode(parts), strict=True), 1):
+        out[start : start + part.rows] = vectors
         start += part.rows
         say(f"encoded {number}/{len(parts)} partitions")
     out.flush()
     del out
     return {"model": semantic.MODEL_ID, "dimensions": semantic.DIMENSIONS,
             "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
-
-
-_TEXT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "has_abstract"]  # what `paper_texts` reads
 
 
 def _vocabularies(parts: list[Part], n_papers: int) -> dict[int, pa.Array]:
@@ -300,7 +297,7 @@ def _fit(
     try:
         return model().fit(None, counts=counted, area_scores=scores), rows
     except NoTermsLeft:
-        return model().fit(paper_texts(_read_rows(parts, rows, _TEXT_COLUMNS))), rows
+        return model().fit(paper_texts(_read_rows(parts, rows, TEXT_COLUMNS))), rows
 
 
 def _sample_counts(parts: list[Part], rows: np.ndarray) -> tuple[CountedTexts, np.ndarray]:
@@ -392,8 +389,9 @@ def build_index(
     """Build an index of the corpus at ``paths`` into the directory ``out``; returns its manifest.
 
     With ``semantic`` the index also holds every paper's sentence embedding (``semantic.npy``, the
-    ``[semantic]`` extra's model: `dashboard.search.semantic`), encoded once here, so "papers like this" in
-    that space (``search --like --space minilm``) reads it instead of encoding the corpus again.
+    ``[semantic]`` extra's model: `dashboard.search.semantic`), encoded once by an encode map (in the local
+    workers, or on the Dask cluster), so "papers like this" in that space (``search --like --space
+    minilm``) reads it instead of encoding the corpus again.
 
     Files are counted in parallel (``workers``, default: the CPUs, one for a corpus under 8 MB), the
     topic model is fitted on at most ``fit_size`` papers and every other paper is assigned to its
@@ -469,11 +467,11 @@ def build_index(
         with one_thread():
             manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
             manifest["refit"] = keep_model(work, manifest, model)  # the model's parts, for appends
-        maps.close()
-        maps = None
         if semantic:
             say("encoding every paper's text with the sentence-embedding model")
-            manifest["semantic"] = _write_semantic(work, parts, say)
+            manifest["semantic"] = _write_semantic(work, parts, maps, say)
+        maps.close()
+        maps = None
         manifest.update(
             {
                 "corpus_digest": locations.digest(items) if remote_in else corpus.digest_paths(sources),

@@ -3,7 +3,8 @@
     paper-dashboard index papers/ --out papers.index --dask local:4            # a LocalCluster of 4 processes
     paper-dashboard index s3://b/papers/ --out papers.index --dask tcp://scheduler:8786
 
-:func:`dashboard.index.build.build_index` runs three maps and keeps the rest on the client:
+:func:`dashboard.index.build.build_index` runs three maps (four with ``semantic``) and keeps the rest on the
+client:
 
 - **read** (a task per input file): `index.read_partitions` loads the file and cuts it into partitions of
   ``partition_size`` papers; each partition's table (Arrow IPC bytes) comes back to the client, which
@@ -14,7 +15,9 @@
   client while or after the counts run;
 - **assign** (a task per partition): `index.assign_part` on the worker holding the partition's counts,
   with the vocabularies and the fitted model's parts scattered to every worker once; the client writes
-  each partition's rows as they come back, in order.
+  each partition's rows as they come back, in order;
+- **encode** (with ``semantic``, a task per partition): `maps.encode_part`, the partition's texts through
+  the sentence-embedding model, sent the partition's table; the client writes ``semantic.npy`` in order.
 
 The tasks are the functions the local build runs in its worker processes, on the same bytes, so every
 file of the index is the same (the test compares every checksum of the manifest).
@@ -27,16 +30,28 @@ The client prints the cluster's dashboard link and a line as each step's tasks c
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+import numpy as np
+
 from dashboard import corpus
 from dashboard.index.format import IndexBuildError
-from dashboard.index.maps import AssignInputs, Part, assign_part, collect_reads, count_files, read_partitions
+from dashboard.index.maps import (
+    AssignInputs,
+    Part,
+    assign_part,
+    collect_reads,
+    count_files,
+    encode_part,
+    read_partitions,
+)
 
 __all__ = ["DaskMaps", "parse_address", "probe_scheduler", "start_local_cluster"]
 
@@ -309,6 +324,30 @@ class DaskMaps:
                 self.say(f"  assigned {done}/{len(parts)} partitions")
             yield result
         del shared_future
+
+    def encode(self, parts: list[Part]) -> Iterator[np.ndarray]:
+        """The ``--semantic`` map: an encode task per partition, sent its table; results in order.
+
+        A few partitions per worker are in flight, no more: each task carries its table's bytes.
+        """
+        workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        queued = iter(parts)
+        pending: deque[tuple[Part, Any]] = deque()
+        for done in range(1, len(parts) + 1):
+            for part in itertools.islice(queued, 2 * workers - len(pending)):
+                future = self.client.submit(
+                    encode_part,
+                    (part.directory / "papers.arrow").read_bytes(),
+                    part.where,
+                    key=self._key("encode", part.directory.name),
+                    retries=self.retries,
+                )
+                pending.append((part, future))
+            part, future = pending.popleft()
+            result = self._result(future, part.where)
+            if done == len(parts) or done % max(1, len(parts) // 10) == 0:
+                self.say(f"  encoded {done}/{len(parts)} partitions")
+            yield result
 
     def close(self) -> None:
         """Let go of the cluster (and stop it when this build started it)."""

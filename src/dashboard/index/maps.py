@@ -1,6 +1,7 @@
-"""The map phase of a build: read the files into partitions, count each partition, assign its topics.
+"""The map phase of a build: read the files into partitions, count each partition, assign its topics,
+and with ``--semantic`` encode its texts.
 
-A build is two maps and a fit (`dashboard.index.build`): these are the maps, as pure functions of one
+A build is maps and a fit (`dashboard.index.build`): these are the maps, as pure functions of one
 partition, run by `LocalMaps` in this machine's processes or by `dashboard.index.distributed.DaskMaps`
 on a cluster; either gives the same files.
 """
@@ -281,22 +282,59 @@ def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> 
         raise IndexBuildError(f"assigning {where} failed: {type(error).__name__}: {error}") from error
 
 
+TEXT_COLUMNS = ["title", "title_is_derived", "abstract_clean", "has_abstract"]  # what `paper_texts` reads
+
+
+@functools.lru_cache(maxsize=2)
+def _encoder(threads: int) -> Any:
+    """The sentence encoder, loaded once per process (its model takes a second to load)."""
+    from dashboard.search import semantic
+
+    return semantic.Encoder(threads=threads)
+
+
+def encode_part(papers_arrow: bytes | Path, where: str, threads: int = 1) -> np.ndarray:
+    """The ``--semantic`` map for one partition: every paper's sentence embedding (float32, unit rows;
+    zeros for a paper without text), from the partition's table (Arrow IPC bytes or its file).
+
+    One thread by default: the workers are one per core. The embedding of a text does not depend on the
+    threads or on the other texts of its batch, so a pool worker, a Dask worker and this process give
+    the same bytes. `semantic.SemanticUnavailable` (how to install the extra) passes through as it is.
+    """
+    from dashboard.analytics.analysis import paper_texts
+    from dashboard.search.semantic import SemanticUnavailable
+
+    try:
+        table = (
+            pa.ipc.open_file(pa.BufferReader(papers_arrow)).read_all()
+            if isinstance(papers_arrow, bytes)
+            else read_arrow(papers_arrow)
+        )
+        return cast(
+            np.ndarray, _encoder(threads).encode(paper_texts(arrow_to_table(table.select(TEXT_COLUMNS))))
+        )
+    except SemanticUnavailable:
+        raise
+    except Exception as error:
+        raise IndexBuildError(f"encoding {where} failed: {type(error).__name__}: {error}") from error
+
+
+def _spawn_pool(workers: int) -> ProcessPoolExecutor:
+    # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        # A killed build (a first start's, when its server stops) must not leave its workers.
+        initializer=end_with,
+        initargs=(os.getpid(),),
+    )
+
+
 class LocalMaps:
     """The maps in this machine's processes: a spawn pool of ``workers``, or this process alone."""
 
     def __init__(self, workers: int) -> None:
-        # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
-        self.pool = (
-            ProcessPoolExecutor(
-                max_workers=workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                # A killed build (a first start's, when its server stops) must not leave its workers.
-                initializer=end_with,
-                initargs=(os.getpid(),),
-            )
-            if workers > 1
-            else None
-        )
+        self.pool = _spawn_pool(workers) if workers > 1 else None
         self.workers = workers
         self.counting: list[Any] = []
         self.indexing: list[Any] = []
@@ -373,6 +411,22 @@ class LocalMaps:
         finally:
             self.close()
             shared_file.unlink(missing_ok=True)
+
+    def encode(self, parts: list[Part]) -> Iterator[np.ndarray]:
+        """The ``--semantic`` map: each partition's embeddings, in order, in a new pool of the workers
+        (the assign step stopped the first; each worker loads the model once). One partition, or one
+        worker: in this process, on every core."""
+        if self.workers < 2 or len(parts) < 2:
+            for part in parts:
+                yield encode_part(part.directory / "papers.arrow", part.where, threads=0)
+            return
+        with _spawn_pool(self.workers) as pool:
+            queued = iter(parts)
+            pending: deque[Future[np.ndarray]] = deque()
+            for _ in range(len(parts)):
+                for part in itertools.islice(queued, 2 * self.workers - len(pending)):
+                    pending.append(pool.submit(encode_part, part.directory / "papers.arrow", part.where))
+                yield pending.popleft().result()
 
     def close(self) -> None:
         """Stop the worker processes (again: nothing)."""
