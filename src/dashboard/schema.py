@@ -135,7 +135,10 @@ LIST_COLUMNS: frozenset[str] = frozenset(
     | {"ratings", "confidences"}
 )
 
-DECISION_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept", "reject", "withdrawn", "unknown")
+# ``workshop``: sent to (or accepted at) a workshop, not the main track: a decision, not an acceptance.
+DECISION_TIERS: tuple[str, ...] = (
+    "oral", "spotlight", "poster", "accept", "workshop", "reject", "withdrawn", "unknown"
+)  # fmt: skip
 
 LINK_KINDS: tuple[str, ...] = ("code", "account", "project_page", "paper", "data", "other")
 

@@ -45,16 +45,16 @@ def test_iclr2017_per_tier_mean_scores_and_acceptance(iclr2017: corpus.LoadResul
     papers = iclr2017.papers
     assert not [w for w in iclr2017.report.warnings if "score" in w.message]  # every score parses
     table = reviews.group_scores(papers, "decision").set_index("group")
-    assert table["rated"].to_dict() == {"oral": 15, "poster": 183, "reject": 244, "unknown": 47}
+    assert table["rated"].to_dict() == {"oral": 15, "poster": 183, "workshop": 47, "reject": 244}
     assert table["rating_mean"].round(3).to_dict() == {
         "oral": 8.078,
         "poster": 6.830,
+        "workshop": 5.374,  # "Invite to Workshop Track": decided, not accepted to the conference
         "reject": 4.734,
-        "unknown": 5.374,  # the 47 workshop papers: no tier of their own
     }
     overall = reviews.group_scores(papers, "venue").set_index("group")
-    assert overall.loc["ICLR", "accept_share"] == pytest.approx(198 / 442)
-    assert reviews.acceptance_cut(papers) == 6.125
+    assert overall.loc["ICLR", "accept_share"] == pytest.approx(198 / 489)  # the workshop papers decided too
+    assert reviews.acceptance_cut(papers) == 6.29
     assert reviews.mixed_scales(papers) == ""
 
 
@@ -63,12 +63,13 @@ def test_iclr2017_figures_match_the_raw_file(corpora_dir: Path, iclr2017: corpus
     table = reviews.group_scores(iclr2017.papers, "decision").set_index("group")
     # check 1: the reject tier's mean of each paper's mean score, from the raw "rating" strings
     assert table.loc["reject", "rating_mean"] == pytest.approx(mean(paper_means(records, "Reject")))
-    # check 2: the accepted share of decided papers (Oral and Poster over Oral, Poster and Reject;
-    # Workshop is no decision tier)
+    # check 2: the accepted share of decided papers (Oral and Poster over Oral, Poster, Workshop and
+    # Reject: a paper invited to the workshop track was not accepted to the conference)
     statuses = [r["status"] for r in records]
     accepted = statuses.count("Oral") + statuses.count("Poster")
     share = reviews.group_scores(iclr2017.papers, "venue")["accept_share"].iloc[0]
-    assert share == pytest.approx(accepted / (accepted + statuses.count("Reject")))
+    decided = accepted + statuses.count("Workshop") + statuses.count("Reject")
+    assert share == pytest.approx(accepted / decided)
 
 
 def test_corl2023_per_tier_mean_scores(corpora_dir: Path, corl2023: corpus.LoadResult) -> None:

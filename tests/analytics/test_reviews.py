@@ -300,7 +300,11 @@ def test_reviews_command_writes_one_row_per_decision_tier(
     assert main(["reviews", str(PAPERCOPILOT), "--by", "decision", "--out", str(out)]) == 0
     table = pd.read_csv(out)
     assert list(table.columns) == reviews.GROUP_COLUMNS
-    assert table["group"].tolist() == ["oral", "poster", "reject", "withdrawn", "unknown"]
+    # pc6, "Invite to Workshop Track" as Paper Copilot's "Workshop": decided, not accepted.
+    assert table["group"].tolist() == ["oral", "poster", "workshop", "reject", "withdrawn"]
+    workshop = table.set_index("group").loc["workshop"]
+    assert workshop["papers"] == 1 and workshop["rating_mean"] == pytest.approx(5.5)
+    assert workshop["accept_share"] == 0.0
     reject = table.set_index("group").loc["reject"]
     assert reject["papers"] == 2 and reject["rated"] == 1  # pc3's score did not parse
     assert reject["rating_mean"] == pytest.approx(11 / 3)

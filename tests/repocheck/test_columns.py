@@ -75,7 +75,9 @@ def test_per_author_affiliations_are_kept_once_each_without_splitting_at_commas(
         ("Accept", "accept"), ("Accept (Poster)", "poster"), ("Reject", "reject"),
         ("ICLR 2026 Conference Desk Rejected Submission", "reject"), ("Withdraw", "withdrawn"),
         ("ICLR 2026 Conference Withdrawn Submission", "withdrawn"), ("Submitted to ICLR 2026", "unknown"),
-        ("", "unknown"), ("Active", "unknown"),
+        ("", "unknown"), ("Active", "unknown"), ("Workshop", "workshop"),
+        ("Invite to Workshop Track", "workshop"), ("ICLR 2019 Workshop Poster", "workshop"),
+        ("Reject (invited to the workshop)", "reject"),
     ],
 )  # fmt: skip
 def test_decision_tiers(text: str, tier: str) -> None:

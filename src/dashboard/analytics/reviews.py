@@ -6,8 +6,8 @@ mask (the papers in view) and returns a plain table, so the Reviews page, its ch
 (`dashboard.figures.reviews`) and ``paper-dashboard reviews`` agree.
 
 Accepted and decided are as on the Trends page (`trends.ACCEPTED_TIERS`, `trends.DECIDED_TIERS`): oral,
-spotlight, poster or accept, as a share of the papers with a known decision (reject and withdrawn count
-as decided, unknown does not).
+spotlight, poster or accept, as a share of the papers with a known decision (workshop, reject and
+withdrawn count as decided, unknown does not).
 
 Scales: a score of 6 means one thing at ICLR 2017 (1-10) and another at ACM MM (1-5). Papers are on one
 scale when they share a stated ``rating_scale``, or, where the source states none, when they share a

@@ -24,7 +24,8 @@ Choices the issue leaves open, made here:
   c-TF-IDF of the topic's papers in that year, with the idf of the whole corpus's topics, averaged with
   the topic's global c-TF-IDF ("global tuning"); no refitting per year.
 * Acceptance share: accepted tiers (oral, spotlight, poster, accept) over papers with a known decision
-  (those plus reject and withdrawn); papers whose tier is ``unknown`` are left out of the denominator.
+  (those plus workshop, reject and withdrawn); papers whose tier is ``unknown`` are left out of the
+  denominator.
 * Years compared like with like (``method="venues"``, the default of the page and the CLI): a year's
   pooled share mixes the venues it holds, so a venue that joins later (with its own topic mix) moves
   every topic's share though nothing changed inside any venue. The shares within each venue are
@@ -59,11 +60,11 @@ from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 
 GROUPINGS: tuple[str, ...] = ("year", "venue", "venue,year")
 ACCEPTED_TIERS: tuple[str, ...] = ("oral", "spotlight", "poster", "accept")
-DECIDED_TIERS: tuple[str, ...] = (*ACCEPTED_TIERS, "reject", "withdrawn")
+DECIDED_TIERS: tuple[str, ...] = (*ACCEPTED_TIERS, "workshop", "reject", "withdrawn")
 TOPIC_TERMS = 5  # terms in a topic's year-specific representation (the hover of the topic lines)
 TERMS_SAMPLE = 200_000  # papers counted at most for those terms (a seeded sample above that)
 # Cells of the joint table of every code (`Axes._joint`), 8 MB a mask: 5 years, 20 venues, 50 topics, the
-# code and repository flags and the 6 tiers (each with a "missing" code) are 405,000; a corpus with more
+# code and repository flags and the 7 tiers (each with a "missing" code) are 463,000; a corpus with more
 # combinations counts table by table.
 JOINT_CELLS = 1_000_000
 METHODS: dict[str, str] = {

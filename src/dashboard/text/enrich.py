@@ -61,6 +61,9 @@ _LIST_DEFAULTS = ("authors", "affiliations", "countries")
 _TIER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("withdrawn", re.compile(r"withdr[ae]w|withdrawn|retracted", re.I)),
     ("reject", re.compile(r"reject|declined|not\s+accepted", re.I)),
+    # Before the accepted tiers: a workshop poster or paper is not the main track's (ICLR 2017's
+    # "Invite to Workshop Track" papers were not accepted to the conference).
+    ("workshop", re.compile(r"workshop", re.I)),
     ("oral", re.compile(r"\boral|notable[-\s]top[-\s]5\b|\bbest\s+paper|\baward", re.I)),
     ("spotlight", re.compile(r"spotlight|notable[-\s]top[-\s]25\b|highlight", re.I)),
     ("poster", re.compile(r"poster", re.I)),
@@ -125,6 +128,8 @@ def decision_tier(decision: str) -> str:
 
     >>> [decision_tier(d) for d in ("Accept (Oral)", "ICLR 2026 Poster", "Withdraw", "Submitted to ICLR", "")]
     ['oral', 'poster', 'withdrawn', 'unknown', 'unknown']
+    >>> decision_tier("Invite to Workshop Track"), decision_tier("Workshop Poster")
+    ('workshop', 'workshop')
     """
     text = decision.strip().lower() if isinstance(decision, str) else ""
     if not text or text.startswith("submitted"):
