@@ -42,11 +42,12 @@ FORMAT = "paper-dashboard-index"
 # an index of version 1 holds the old ones, so it is refused with "rebuild it" (and the disk cache,
 # keyed on this version, builds anew).
 FORMAT_VERSION = 2
-# The analysis an index holds: raised when the same corpus would get other topics or another map
-# (3: k-means started from Ward's tree on an exact SVD, so a seed gives the same topics each run).
+# The analysis an index holds: raised when the same corpus would get other topics, another map or other
+# derived columns (3: k-means started from Ward's tree on an exact SVD, so a seed gives the same topics
+# each run; 4: a workshop decision tier, where such papers were "unknown").
 # The disk cache keys on it, so a server upgraded past such a change analyses its corpora anew; a
 # prebuilt index of an older analysis still opens as it is.
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 MANIFEST = "manifest.json"
 TREE_FILE = "topic_tree.npz"
 MEANINGS_FILE = "method_meanings.arrow"
