@@ -130,22 +130,27 @@ def test_bad_dask_address_is_a_usage_error(address, tmp_path, capsys):
     assert not (tmp_path / "x.index").exists()
 
 
-def test_a_worker_killed_mid_build_is_survived_with_the_same_index(cluster, local_sampled, tmp_path):
+def _built_with_a_worker_killed(cluster, step: str, tmp_path: Path, **options) -> dict:
+    """A Dask build of the seeds during which the first worker to start a ``step`` task dies (checked)."""
     flag = tmp_path / "killed"
     client = distributed.Client(cluster)
     try:
-        client.register_plugin(KillWorker("assign-", str(flag)))
+        client.register_plugin(KillWorker(step, str(flag)))
         try:
             dask = index.build_index(
-                [SEEDS], tmp_path / "dask.index", dask=cluster.scheduler_address, **SAMPLED
+                [SEEDS], tmp_path / "dask.index", dask=cluster.scheduler_address, **SAMPLED, **options
             )
         finally:
             client.unregister_worker_plugin(KillWorker.name)
-        assert flag.read_text().startswith("assign-")  # a worker did die, running an assign task
-        _same_files(local_sampled, dask)
+        assert flag.read_text().startswith(step)  # a worker did die, running such a task
         client.wait_for_workers(2, timeout=60)  # the nanny started a new one
     finally:
         client.close()
+    return dask
+
+
+def test_a_worker_killed_mid_build_is_survived_with_the_same_index(cluster, local_sampled, tmp_path):
+    _same_files(local_sampled, _built_with_a_worker_killed(cluster, "assign-", tmp_path))
 
 
 def test_sentence_embeddings_are_encoded_on_the_workers_with_the_same_bytes(cluster, tmp_path):
@@ -156,24 +161,7 @@ def test_sentence_embeddings_are_encoded_on_the_workers_with_the_same_bytes(clus
     if not semantic.available():
         pytest.skip(f"needs the [semantic] extra: {semantic.EXTRA_HINT}")
     local = index.build_index([SEEDS], tmp_path / "local.index", workers=2, semantic=True, **SAMPLED)
-    flag = tmp_path / "killed"
-    client = distributed.Client(cluster)
-    try:
-        client.register_plugin(KillWorker("encode-", str(flag)))
-        try:
-            dask = index.build_index(
-                [SEEDS],
-                tmp_path / "dask.index",
-                dask=cluster.scheduler_address,
-                semantic=True,
-                **SAMPLED,
-            )
-        finally:
-            client.unregister_worker_plugin(KillWorker.name)
-        client.wait_for_workers(2, timeout=60)
-    finally:
-        client.close()
-    assert flag.read_text().startswith("encode-")  # a worker did die, running an encode task
+    dask = _built_with_a_worker_killed(cluster, "encode-", tmp_path, semantic=True)
     _same_files(local, dask)
     assert "semantic.npy" in _files(dask) and dask["semantic"]["model"] == semantic.MODEL_ID
     single = index.build_index([SEEDS], tmp_path / "one.index", workers=1, semantic=True)  # in this process
