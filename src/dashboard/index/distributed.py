@@ -30,10 +30,8 @@ The client prints the cluster's dashboard link and a line as each step's tasks c
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +49,7 @@ from dashboard.index.maps import (
     count_files,
     encode_part,
     read_partitions,
+    submitted_ahead,
 )
 
 __all__ = ["DaskMaps", "parse_address", "probe_scheduler", "start_local_cluster"]
@@ -331,19 +330,17 @@ class DaskMaps:
         A few partitions per worker are in flight, no more: each task carries its table's bytes.
         """
         workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        queued = iter(parts)
-        pending: deque[tuple[Part, Any]] = deque()
-        for done in range(1, len(parts) + 1):
-            for part in itertools.islice(queued, 2 * workers - len(pending)):
-                future = self.client.submit(
-                    encode_part,
-                    (part.directory / "papers.arrow").read_bytes(),
-                    part.where,
-                    key=self._key("encode", part.directory.name),
-                    retries=self.retries,
-                )
-                pending.append((part, future))
-            part, future = pending.popleft()
+
+        def submit(part: Part) -> Any:
+            return self.client.submit(
+                encode_part,
+                (part.directory / "papers.arrow").read_bytes(),
+                part.where,
+                key=self._key("encode", part.directory.name),
+                retries=self.retries,
+            )
+
+        for done, (part, future) in enumerate(submitted_ahead(submit, parts, 2 * workers), start=1):
             result = self._result(future, part.where)
             if done == len(parts) or done % max(1, len(parts) // 10) == 0:
                 self.say(f"  encoded {done}/{len(parts)} partitions")

@@ -16,11 +16,11 @@ import multiprocessing
 import os
 import pickle
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pyarrow as pa
@@ -33,6 +33,9 @@ from dashboard.analytics.areas import (
 )
 from dashboard.index.format import _STR, IndexBuildError, arrow_to_table, read_arrow, table_to_arrow
 from dashboard.system.lifetime import end_with
+
+T = TypeVar("T")
+F = TypeVar("F")
 
 
 @dataclass(frozen=True)
@@ -319,6 +322,18 @@ def encode_part(papers_arrow: bytes | Path, where: str, threads: int = 1) -> np.
         raise IndexBuildError(f"encoding {where} failed: {type(error).__name__}: {error}") from error
 
 
+def submitted_ahead(submit: Callable[[T], F], items: Iterable[T], ahead: int) -> Iterator[tuple[T, F]]:
+    """Each item with what ``submit(item)`` returned (a future), in order, with at most ``ahead`` items
+    submitted and not yet taken: each result may be a partition's worth of memory."""
+    queued = iter(items)
+    pending: deque[tuple[T, F]] = deque()
+    while True:
+        pending.extend((item, submit(item)) for item in itertools.islice(queued, ahead - len(pending)))
+        if not pending:
+            return
+        yield pending.popleft()
+
+
 def _spawn_pool(workers: int) -> ProcessPoolExecutor:
     # spawn, not fork: a forked child of a process holding Arrow/BLAS thread pools can deadlock.
     return ProcessPoolExecutor(
@@ -401,13 +416,12 @@ class LocalMaps:
             return
         shared_file = parts[0].directory.parent / "assign-inputs.pickle"
         shared_file.write_bytes(pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL))
-        queued = iter(tasks)
-        pending: deque[Future[dict[str, Any]]] = deque()
+        pool = self.pool
         try:
-            for _ in range(len(tasks)):
-                for counts, where in itertools.islice(queued, 2 * self.workers - len(pending)):
-                    pending.append(self.pool.submit(_assign_part, counts, shared_file, where))
-                yield pending.popleft().result()
+            for _, future in submitted_ahead(
+                lambda task: pool.submit(_assign_part, task[0], shared_file, task[1]), tasks, 2 * self.workers
+            ):
+                yield future.result()
         finally:
             self.close()
             shared_file.unlink(missing_ok=True)
@@ -421,12 +435,12 @@ class LocalMaps:
                 yield encode_part(part.directory / "papers.arrow", part.where, threads=0)
             return
         with _spawn_pool(self.workers) as pool:
-            queued = iter(parts)
-            pending: deque[Future[np.ndarray]] = deque()
-            for _ in range(len(parts)):
-                for part in itertools.islice(queued, 2 * self.workers - len(pending)):
-                    pending.append(pool.submit(encode_part, part.directory / "papers.arrow", part.where))
-                yield pending.popleft().result()
+            for _, future in submitted_ahead(
+                lambda part: pool.submit(encode_part, part.directory / "papers.arrow", part.where),
+                parts,
+                2 * self.workers,
+            ):
+                yield future.result()
 
     def close(self) -> None:
         """Stop the worker processes (again: nothing)."""
