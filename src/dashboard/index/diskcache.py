@@ -51,8 +51,8 @@ from pathlib import Path
 from dashboard import corpus
 from dashboard.index import format as paper_index
 from dashboard.index import progress as stages
+from dashboard.system.cachedir import cache_root, enabled
 
-ENV_CACHE_DIR = "PAPER_DASHBOARD_CACHE_DIR"
 ENV_CACHE_MAX_MB = "PAPER_DASHBOARD_CACHE_MAX_MB"
 ENV_CACHE_MIN_MB = "PAPER_DASHBOARD_CACHE_MIN_MB"
 ENV_CACHE_SMALL = "PAPER_DASHBOARD_CACHE_SMALL"
@@ -71,19 +71,6 @@ Builder = Callable[[Sequence[str], Path], None]
 
 class CacheError(Exception):
     """The cache could not give an index (the build failed); the message says why."""
-
-
-def enabled(environ: Mapping[str, str] = os.environ) -> bool:
-    """False when ``PAPER_DASHBOARD_CACHE_DIR`` is ``none`` (a deployment that must not write to disk)."""
-    return environ.get(ENV_CACHE_DIR, "").strip().lower() != "none"
-
-
-def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
-    """The cache directory (see the module docstring for the order)."""
-    if environ.get(ENV_CACHE_DIR, "").strip():
-        return Path(environ[ENV_CACHE_DIR]).expanduser()
-    base = environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(base) / "paper-dashboard" / "analysis"
 
 
 def max_bytes(environ: Mapping[str, str] = os.environ) -> int:
