@@ -47,9 +47,19 @@ def private_disk_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     Small corpora (the seeds) are not kept behind the page (``PAPER_DASHBOARD_CACHE_SMALL=0``): an
     entry finished halfway through the run would switch later tests to it at a random test and start a
     build child in each. `test_diskcache` turns it on where it tests it.
+
+    Topics are found in LSA (``PAPER_DASHBOARD_TOPIC_SPACE=lsa``, the operator's setting), as for a
+    corpus above 2,000 papers: the suite's hundreds of synthetic corpora would each pay the sentence
+    embedding's encoding (a 2,000-paper upload: about 4 CPU-minutes). The tests marked
+    ``default_topics`` (`tests/search/test_topicspace.py`, the app's Topics page in
+    `tests/ui/test_topic_space_app.py`) run the default, where it is the embedding.
     """
     folder = tmp_path_factory.mktemp("analysis-cache")
-    settings = {"PAPER_DASHBOARD_CACHE_DIR": str(folder), "PAPER_DASHBOARD_CACHE_SMALL": "0"}
+    settings = {
+        "PAPER_DASHBOARD_CACHE_DIR": str(folder),
+        "PAPER_DASHBOARD_CACHE_SMALL": "0",
+        "PAPER_DASHBOARD_TOPIC_SPACE": "lsa",
+    }
     before = {name: os.environ.get(name) for name in settings}
     os.environ.update(settings)
     yield folder
@@ -58,6 +68,14 @@ def private_disk_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(autouse=True)
+def _default_topics_where_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked ``default_topics`` runs the topics' default space (`private_disk_cache` says why
+    the others run LSA)."""
+    if request.node.get_closest_marker("default_topics") is not None:
+        monkeypatch.delenv("PAPER_DASHBOARD_TOPIC_SPACE", raising=False)
 
 
 @pytest.fixture(autouse=True)

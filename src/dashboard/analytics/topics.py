@@ -53,7 +53,7 @@ from dashboard.analytics.hierarchy import (
 )
 from dashboard.analytics.hierarchy import make_labels, mass_scores, top_terms
 from dashboard.analytics.lsa import lsa_fit
-from dashboard.analytics.representations import DEFAULT_REPRESENTATION, spread_weight
+from dashboard.analytics.representations import AUTO, BASE_REPRESENTATION, choose, spread_weight
 from dashboard.analytics.representations import get as get_representation
 from dashboard.schema import OUTLIER_LABEL, OUTLIER_TOPIC
 from dashboard.text.tokens import CountedTexts, make_vectorizer, min_df_for, scan
@@ -223,6 +223,10 @@ class TopicModel:
     Ward's tree, so topics stay put across seeds (issue 52).
     """
 
+    # The papers' sentence embeddings where the topics were found in that space (set by `analyze`), so
+    # "papers like this" reads them instead of encoding the corpus again.
+    semantic_: np.ndarray | None = None
+
     def __init__(
         self,
         n_topics: int | str = "auto",
@@ -241,7 +245,7 @@ class TopicModel:
         outlier_ratio: float = 0.6,
         max_fit_documents: int = 30_000,
         auto_k_runs: int = 5,
-        representation: str = DEFAULT_REPRESENTATION,
+        representation: str = BASE_REPRESENTATION,
     ) -> None:
         self.n_topics = n_topics
         self.method = method
@@ -283,7 +287,11 @@ class TopicModel:
         """
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        space = get_representation(self.representation)
+        name = self.representation
+        if name == AUTO:  # the product's rule (`representations.choose`): by size, where vectors are given
+            n_texts = counts.counts.shape[0] if counts is not None else len(texts or [])
+            name = choose(AUTO, n_texts, can_encode=vectors is not None)
+        space = get_representation(name)
         if space.external and vectors is None:
             raise ValueError(
                 f"the {space.name!r} representation clusters the caller's embeddings: "

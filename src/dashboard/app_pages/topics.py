@@ -97,8 +97,9 @@ with settings:
     topic_tree.refit_control(view)
 with note:
     st.caption(
-        "Each topic is named by its most distinctive terms. Click a bar to filter to that topic "
-        "(click again to remove it); select points on the map to filter to those papers."
+        f"Papers are grouped by {components.topic_space(view)}; each topic is named by its most "
+        "distinctive terms. Click a bar to filter to that topic (click again to remove it); select "
+        "points on the map to filter to those papers."
     )
 # No match: only the empty state (charts and a table of zeros above it said nothing).
 if components.empty_state(view, keys.TOPICS_CLEAR):

@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from dashboard.cli.common import (
     EXIT_SKIPPED,
     EXIT_USAGE,
     Subparsers,
     add_input_arguments,
+    add_representation_argument,
     add_table_output_arguments,
     add_topic_arguments,
     exit_status,
     load_inputs,
+    warn_without_encoder,
     write_table,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-    import pandas as pd
 
 
 def add_analyze_command(subparsers: Subparsers) -> None:
@@ -36,39 +33,14 @@ def add_analyze_command(subparsers: Subparsers) -> None:
     add_table_output_arguments(parser)
     add_topic_arguments(parser)
     parser.add_argument("--method", choices=("kmeans", "nmf", "lda"), default="kmeans", help="topic method")
-    parser.add_argument(
-        "--representation",
-        choices=("lsa", "minilm", "lsa+minilm"),
-        default="lsa",
-        help="the space topics are found in: lsa (default, fast) or the [semantic] extra's sentence "
-        "embeddings (closer to human labels, about 10 papers per second per core to encode); "
-        "without the extra, lsa",
-    )
+    add_representation_argument(parser)
     parser.set_defaults(run=run_analyze)
-
-
-def _embeddings(papers: pd.DataFrame, representation: str) -> np.ndarray | None:
-    """The papers' sentence embeddings when ``representation`` needs them and the extra is installed."""
-    from dashboard.analytics import representations
-    from dashboard.analytics.analysis import paper_texts
-    from dashboard.search import semantic
-
-    if not representations.get(representation).external:
-        return None
-    if not semantic.available():
-        print(
-            f"paper-dashboard: the {representation} representation needs the [semantic] extra "
-            f"({semantic.EXTRA_HINT}); finding topics in lsa",
-            file=sys.stderr,
-        )
-        return None
-    return semantic.Encoder().encode(paper_texts(papers))
 
 
 def run_analyze(args: argparse.Namespace) -> int:
     """Load, analyse, write the table, print the topics; the exit status."""
-    from dashboard.analytics.analysis import analyze  # scikit-learn loads only for this command
     from dashboard.analytics.areas import TaxonomyError, load_taxonomy
+    from dashboard.search.topicspace import fit_topics  # scikit-learn loads only for this command
 
     try:
         taxonomy = load_taxonomy(args.taxonomy)
@@ -79,14 +51,15 @@ def run_analyze(args: argparse.Namespace) -> int:
     if result.papers.empty:
         print("paper-dashboard: no papers to analyse", file=sys.stderr)
         return EXIT_SKIPPED
-    analysis = analyze(
+    warn_without_encoder(args.representation)
+    analysis = fit_topics(
         result.papers,
-        n_topics=args.topics,
+        args.topics,
+        args.representation,
+        store=True,  # the next run on the same papers reads their vectors from the disk cache
         method=args.method,
         taxonomy=taxonomy,
         random_state=args.seed,
-        representation=args.representation,
-        vectors=_embeddings(result.papers, args.representation),
     )
     if not write_table(analysis.papers, args.out, raw=args.raw):
         return EXIT_USAGE

@@ -183,6 +183,36 @@ def topics_argument(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"a number of topics or 'auto': {error}") from None
 
 
+def add_representation_argument(parser: argparse.ArgumentParser) -> None:
+    """``--representation auto|lsa|minilm|lsa+minilm``: the space topics are found in."""
+    from dashboard.analytics import representations
+
+    parser.add_argument(
+        "--representation",
+        choices=representations.names(),
+        default=representations.AUTO,
+        help="the space topics are found in: auto (default) is the sentence embedding (all-MiniLM-L6-v2) up "
+        f"to {representations.EMBEDDED_PAPERS:,} papers (closer to human labels; about 9 papers per "
+        "CPU-second to encode) and lsa (fast) above that or without the model",
+    )
+
+
+def warn_without_encoder(representation: str) -> None:
+    """A note on stderr when ``representation`` needs the embedding model and it is not installed
+    (the topics are then found in LSA)."""
+    from dashboard.analytics import representations
+    from dashboard.search import semantic
+
+    if representation == representations.AUTO or not representations.get(representation).external:
+        return
+    if not semantic.available():
+        print(
+            f"paper-dashboard: the {representation} representation needs the embedding model "
+            f"({semantic.EXTRA_HINT}); finding topics in lsa",
+            file=sys.stderr,
+        )
+
+
 def add_topic_arguments(parser: argparse.ArgumentParser) -> None:
     """``--topics K|auto --taxonomy FILE --seed N``, for every command that fits topics."""
     parser.add_argument(

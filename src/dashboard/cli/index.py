@@ -9,6 +9,7 @@ from dashboard.cli.common import (
     EXIT_USAGE,
     Subparsers,
     add_input_arguments,
+    add_representation_argument,
     add_topic_arguments,
     dask_address,
     exit_status,
@@ -54,9 +55,10 @@ def add_index_command(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--semantic",
         action="store_true",
-        help="also store every paper's sentence embedding, for 'search --like --space minilm' (needs "
-        "pip install 'paper-dashboard[semantic]'; about 9 papers per CPU-second)",
+        help="also store every paper's sentence embedding, for 'search --like --space minilm' (about 9 "
+        "papers per CPU-second; done anyway where the topics are found in that space)",
     )
+    add_representation_argument(parser)
     add_grow_arguments(parser)
     parser.set_defaults(run=run_index, usage_error=parser.error)
 
@@ -89,6 +91,7 @@ def run_index(args: argparse.Namespace) -> int:
             workers=args.workers,
             dask=args.dask,
             semantic=args.semantic,
+            representation=args.representation,
             progress=lambda message: print(message, file=sys.stderr, flush=True),
         )
     except (IndexBuildError, OSError) as error:  # IndexOutputError is one: exit 2 (`failure`)

@@ -72,17 +72,19 @@ def run_report(args: argparse.Namespace) -> int:
 
 def report_of(papers: Any, query: dict[str, list[str]], *, theme: str, base_url: str) -> str:
     """The report of ``papers`` (as read) under the URL ``query``, analysed as the app analyses them."""
-    from dashboard.analytics.analysis import analyze
     from dashboard.analytics.terms import TermCounts
     from dashboard.filters import Filters, facet_counts
     from dashboard.repocheck.columns import default_cache, read_answers, with_repo_columns
     from dashboard.report.html import ReportView, build_report
+    from dashboard.search.topicspace import fit_topics
 
     filters, notices = Filters.from_query(query)
     for notice in notices:
         print(f"paper-dashboard: filters: {notice}", file=sys.stderr)
     analysis = (
-        analyze(papers, n_topics=filters.k if filters.k is not None else "auto") if len(papers) >= 2 else None
+        fit_topics(papers, filters.k if filters.k is not None else "auto", store=True)
+        if len(papers) >= 2
+        else None
     )
     # Repository states from the cache (never the network), as the app's table has them, so `repo=`
     # filters the same papers here as there.

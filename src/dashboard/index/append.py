@@ -87,6 +87,7 @@ import scipy.sparse as sp
 from dashboard import corpus
 from dashboard.analytics import papermap
 from dashboard.analytics.areas import areas_from_scores, parse_taxonomy
+from dashboard.analytics.representations import get as get_representation
 from dashboard.filters import facet_counts
 from dashboard.index.format import (
     _STR,
@@ -427,6 +428,7 @@ def load_transform(root: Path, manifest: Mapping[str, Any]) -> Any:
             text_centroids=parts["text_centroids"],
             typical=parts["typical"],
             outlier_ratio=float(parts["outlier_ratio"]),
+            space=str(manifest.get("representation", "lsa")),
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise IndexFormatError(f"{path}: cannot be read ({error}); rebuild the index") from None
@@ -462,6 +464,11 @@ def derive_transform(root: Path, manifest: Mapping[str, Any], topic: np.ndarray)
     from dashboard.index import steps
     from dashboard.index.maps import one_thread
 
+    if manifest.get("representation", "lsa") != "lsa":
+        raise IndexBuildError(
+            f"{root}: its topics were fitted in the {manifest['representation']} space and it lacks the "
+            f"model's parts ({TRANSFORM_FILE}); rebuild the index with the new papers instead"
+        )
     n_papers = int(manifest["papers"])
     fit_rows = _fit_rows(root, n_papers)
     tfidf = load_csr(root / "tfidf", manifest["arrays"]["tfidf"]["shape"])[fit_rows]
@@ -528,11 +535,14 @@ def save_transform(transform: Any, path: Path) -> None:
     )
 
 
-def keep_model(root: Path, manifest: Mapping[str, Any], model: Any) -> dict[str, Any]:
+def keep_model(
+    root: Path, manifest: Mapping[str, Any], model: Any, vectors: np.ndarray | None = None
+) -> dict[str, Any]:
     """At build time, into the new index at ``root``: the fitted model's parts (`TRANSFORM_FILE`, so no
     append has to derive them) and the refit advice's starting point (`fit_baseline`), returned for
     the manifest's ``refit``. Where the model's LSA step cannot be repeated, nothing is kept (an empty
-    advice): the first append tries to derive the parts from the stored files again.
+    advice): the first append tries to derive the parts from the stored files again. ``vectors`` are
+    every paper's embeddings, for a model fitted in a space that clusters them.
     """
     from dashboard.index.steps import TopicTransform
 
@@ -550,13 +560,17 @@ def keep_model(root: Path, manifest: Mapping[str, Any], model: Any) -> dict[str,
         except IndexBuildError:
             return {}
     save_transform(transform, root / TRANSFORM_FILE)
-    baseline = fit_baseline(root, manifest, transform, topic)
+    baseline = fit_baseline(root, manifest, transform, topic, vectors)
     state = {"papers_at_fit": int(manifest["papers"]), "added": 0, "weight_sum": 0.0, "outliers": 0}
     return refit_status({**state, "baseline": baseline})
 
 
 def fit_baseline(
-    root: Path, manifest: Mapping[str, Any], transform: Any, topic: np.ndarray
+    root: Path,
+    manifest: Mapping[str, Any],
+    transform: Any,
+    topic: np.ndarray,
+    vectors: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """How the fitted papers themselves fit the stored model: a seeded sample of at most
     `BASELINE_SAMPLE` of them assigned as new papers are (mean weight, outlier share, and how many keep
@@ -567,7 +581,7 @@ def fit_baseline(
         fit_rows = np.sort(rng.choice(fit_rows, BASELINE_SAMPLE, replace=False))
     tfidf = load_csr(root / "tfidf", manifest["arrays"]["tfidf"]["shape"])[fit_rows]
     scores = np.asarray(load_npy(root / "area_scores.npy")[fit_rows])
-    assigned = transform.assign(tfidf, scores)
+    assigned = transform.assign(tfidf, scores, None if vectors is None else np.asarray(vectors[fit_rows]))
     with_text = np.asarray(tfidf.getnnz(axis=1) > 0)
     stored = topic[fit_rows][with_text]
     same = assigned["hard_topic"][with_text] == np.where(
@@ -1064,7 +1078,8 @@ def _write_appended(
         terms_table.column("idf").to_numpy(),
         transform,
     )
-    blocks = assign_part(counts, shared, "the new papers")
+    encoded = _encode_new(root, manifest, new, transform)
+    blocks = assign_part(counts, shared, "the new papers", encoded)
     assigned = blocks["assigned"]
     scores = np.load(io.BytesIO(counts["area_scores.npy"]), allow_pickle=False)
     say("assigned their topics", finished="assign")
@@ -1106,17 +1121,7 @@ def _write_appended(
     _append_rows(load_npy(root / "area_scores.npy"), scores, writer.path("area_scores.npy"))
     for name in ("lsa.npy", "embedding.npy", "area_scores.npy"):
         writer.written(name)
-    if "semantic.npy" in manifest["files"]:
-        from dashboard.analytics.analysis import paper_texts
-        from dashboard.search import semantic
-
-        try:
-            encoded = semantic.Encoder().encode(paper_texts(appended))
-        except semantic.SemanticUnavailable as error:
-            raise IndexBuildError(
-                f"{root}: keeps every paper's sentence embedding (semantic.npy), so the new papers need "
-                f"theirs: {error}"
-            ) from None
+    if encoded is not None:
         _append_rows(load_npy(root / "semantic.npy"), encoded, writer.path("semantic.npy"))
         writer.written("semantic.npy")
     say("wrote the vectors and term counts", finished="arrays")
@@ -1189,6 +1194,27 @@ def _write_appended(
     (work / MANIFEST).write_text(json.dumps(out, indent=2, sort_keys=False), encoding="utf-8")
     say("wrote the manifest", finished="manifest")
     return out, status, notes
+
+
+def _encode_new(
+    root: Path, manifest: Mapping[str, Any], new: pd.DataFrame, transform: Any
+) -> np.ndarray | None:
+    """The new papers' sentence embeddings, where the index keeps every paper's (``semantic.npy``): the
+    topics of an index fitted in the embedding space are assigned by them. None where it keeps none."""
+    if "semantic.npy" not in manifest["files"]:
+        if get_representation(transform.space).external:
+            raise IndexBuildError(f"{root}: its topics were fitted on semantic.npy, now missing: rebuild it")
+        return None
+    from dashboard.analytics.analysis import paper_texts
+    from dashboard.search import semantic
+
+    try:
+        return semantic.Encoder().encode(paper_texts(new))
+    except semantic.SemanticUnavailable as error:
+        raise IndexBuildError(
+            f"{root}: keeps every paper's sentence embedding (semantic.npy), so the new papers need "
+            f"theirs: {error}"
+        ) from None
 
 
 def _stored_report_files(report: Mapping[str, Any]) -> list[corpus.FileReport]:

@@ -87,6 +87,7 @@ from dashboard.analytics.areas import (
     parse_taxonomy,
 )
 from dashboard.analytics.hierarchy import TopicTree, build_tree
+from dashboard.analytics.representations import get as get_representation
 from dashboard.filters import facet_counts
 from dashboard.index import progress as stages
 from dashboard.index.append import keep_model
@@ -267,13 +268,20 @@ def _vocabularies(parts: list[Part], n_papers: int) -> dict[int, pa.Array]:
 
 
 def _fit(
-    parts: list[Part], n_papers: int, settings: dict[str, Any], taxonomy: Taxonomy
+    parts: list[Part],
+    n_papers: int,
+    settings: dict[str, Any],
+    taxonomy: Taxonomy,
+    space: str = "lsa",
+    vectors: np.ndarray | None = None,
 ) -> tuple[TopicModel, np.ndarray]:
     """Step 2: the topic model on a seeded sample (all papers up to fit_size), as `analyze` fits it.
 
     The sample's texts are not read again: the count map has counted their terms and area scores
     (`_sample_counts`), and the model fitted on those is the one the texts give (the same TF-IDF to the
     bit, `tokens.CountedTexts`). Only a sample whose every term is a stop word is fitted on its texts.
+    ``space`` is the representation (`dashboard.search.topicspace`); one that needs embeddings takes
+    the sample's rows of ``vectors`` (every paper's, from the encode map).
     """
     from dashboard.analytics.topics import TopicModel
     from dashboard.text.tokens import NoTermsLeft
@@ -291,13 +299,16 @@ def _fit(
             method="kmeans",
             random_state=settings["random_state"],
             taxonomy=taxonomy,
+            representation=space,
         )
 
+    sample_vectors = np.asarray(vectors[rows]) if vectors is not None else None
     counted, scores = _sample_counts(parts, rows)
     try:
-        return model().fit(None, counts=counted, area_scores=scores), rows
+        return model().fit(None, counts=counted, area_scores=scores, vectors=sample_vectors), rows
     except NoTermsLeft:
-        return model().fit(paper_texts(_read_rows(parts, rows, TEXT_COLUMNS))), rows
+        texts = paper_texts(_read_rows(parts, rows, TEXT_COLUMNS))
+        return model().fit(texts, vectors=sample_vectors), rows
 
 
 def _sample_counts(parts: list[Part], rows: np.ndarray) -> tuple[CountedTexts, np.ndarray]:
@@ -384,14 +395,20 @@ def build_index(
     workers: int | None = None,
     dask: str | None = None,
     semantic: bool = False,
+    representation: str = "auto",
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Build an index of the corpus at ``paths`` into the directory ``out``; returns its manifest.
 
-    With ``semantic`` the index also holds every paper's sentence embedding (``semantic.npy``, the
-    ``[semantic]`` extra's model: `dashboard.search.semantic`), encoded once by an encode map (in the local
-    workers, or on the Dask cluster), so "papers like this" in that space (``search --like --space
-    minilm``) reads it instead of encoding the corpus again.
+    The topics are found in the space ``representation`` names, by the rule every caller shares
+    (`dashboard.search.topicspace`: ``auto`` is the sentence embedding up to 2,000 papers where the
+    embedding model is installed, LSA above). A space that needs embeddings fits every paper (at
+    most ``fit_size``; ``auto`` takes LSA beyond it) and stores the vectors it used.
+
+    With ``semantic`` (or an embedding space) the index also holds every paper's sentence embedding
+    (``semantic.npy``, `dashboard.search.semantic`), encoded once by an
+    encode map (in the local workers, or on the Dask cluster), so "papers like this" in that space
+    (``search --like --space minilm``) reads it instead of encoding the corpus again.
 
     Files are counted in parallel (``workers``, default: the CPUs, one for a corpus under 8 MB), the
     topic model is fitted on at most ``fit_size`` papers and every other paper is assigned to its
@@ -429,7 +446,12 @@ def build_index(
         workers = min(usable_cores(), 4) if size >= SMALL_CORPUS_BYTES else 1
     tax_text, tax_name = _taxonomy_text(taxonomy)
     tax = parse_taxonomy(tax_text, tax_name)
-    settings = {"n_topics": n_topics, "random_state": random_state, "fit_size": fit_size}
+    settings = {
+        "n_topics": n_topics,
+        "random_state": random_state,
+        "fit_size": fit_size,
+        "representation": representation,
+    }
     if isinstance(target, Path):  # next to the target: the final rename stays on one filesystem
         work = target.with_name(f".{target.name}.partial-{os.getpid()}")
         shutil.rmtree(work, ignore_errors=True)
@@ -460,14 +482,23 @@ def build_index(
         ids = _unique_ids(parts, report)
         _report_duplicate_abstracts(parts, report)
         maps.finish_counting()
+        space = _space(n_papers, representation, fit_size)
+        encoded = None
+        if get_representation(space).external:  # the fit needs every paper's embedding first
+            say(f"encoding {n_papers:,} papers' texts with the sentence-embedding model")
+            encoded_facts = _write_semantic(work, parts, maps, say)
+            encoded = load_npy(work / "semantic.npy")
         with one_thread():
-            model, fit_rows = _fit(parts, n_papers, settings, tax)
+            model, fit_rows = _fit(parts, n_papers, settings, tax, space, encoded)
         maps.finish_words()
         say(stages.WRITE.opening, finished=stages.COUNT.phase)
         with one_thread():
             manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
-            manifest["refit"] = keep_model(work, manifest, model)  # the model's parts, for appends
-        if semantic:
+            manifest["representation"] = space
+            manifest["refit"] = keep_model(work, manifest, model, encoded)  # the model's parts, for appends
+        if encoded is not None:
+            manifest["semantic"] = encoded_facts
+        elif semantic:
             say("encoding every paper's text with the sentence-embedding model")
             manifest["semantic"] = _write_semantic(work, parts, maps, say)
         maps.close()
@@ -519,6 +550,26 @@ def build_index(
             maps.close()
     say(f"index written to {target}")
     return manifest
+
+
+def _space(n_papers: int, requested: str, fit_size: int) -> str:
+    """The representation the topics are fitted in (`topicspace.space_for`). An embedding space fits
+    every paper (the assign map places new papers in LSA): ``auto`` takes LSA beyond ``fit_size``, an
+    explicit request is refused there."""
+    from dashboard.search import topicspace
+
+    try:
+        space = topicspace.space_for(n_papers, requested)
+    except ValueError as error:
+        raise IndexBuildError(str(error)) from None
+    if get_representation(space).external and n_papers > fit_size:
+        if requested != "auto":
+            raise IndexBuildError(
+                f"the {space} representation fits every paper: {n_papers:,} papers is above the fit sample "
+                f"of {fit_size:,} (raise --fit-size, or leave --representation at auto)"
+            )
+        space = "lsa"
+    return space
 
 
 def _check_output(target: str | Path) -> None:
@@ -815,6 +866,7 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
     base_columns = [c for c in papers.columns if c not in ANALYSIS_COLUMNS]
     # The map does not depend on the number of topics: an index with one keeps it (`has_map`).
     kept = papers[["x", "y"]].to_numpy(dtype=np.float64) if has_map(opened.manifest) else None
+    space = str(opened.manifest.get("representation", "lsa"))
     if int(opened.manifest["fit_papers"]) == len(papers):
         return analyze(
             papers[base_columns],
@@ -822,7 +874,11 @@ def refit(opened: PaperIndex, n_topics: int, *, chunk: int = 100_000) -> Analysi
             taxonomy=taxonomy,
             random_state=settings["random_state"],
             coordinates=kept,
+            representation=space,
+            vectors=opened.analysis.model.semantic_ if get_representation(space).external else None,
         )
+    if space != "lsa":
+        raise IndexFormatError(f"{opened.path}: topics in the {space} space fit every paper; rebuild it")
     _listed(opened.path, opened.manifest, ["fit_rows.npy", "area_scores.npy"])
     fit_rows = np.asarray(load_npy(opened.path / "fit_rows.npy"))
     _check_dense(opened.path / "fit_rows.npy", fit_rows, (None,), "i")

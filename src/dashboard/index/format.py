@@ -44,10 +44,11 @@ FORMAT = "paper-dashboard-index"
 FORMAT_VERSION = 2
 # The analysis an index holds: raised when the same corpus would get other topics, another map or other
 # derived columns (3: k-means started from Ward's tree on an exact SVD, so a seed gives the same topics
-# each run; 4: a workshop decision tier, where such papers were "unknown").
+# each run; 4: a workshop decision tier, where such papers were "unknown"; 5: the topics of a corpus of
+# up to 2,000 papers found in the sentence embedding, `dashboard.search.topicspace`).
 # The disk cache keys on it, so a server upgraded past such a change analyses its corpora anew; a
 # prebuilt index of an older analysis still opens as it is.
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5
 MANIFEST = "manifest.json"
 TREE_FILE = "topic_tree.npz"
 MEANINGS_FILE = "method_meanings.arrow"
@@ -788,6 +789,7 @@ class StoredModel:
     n_topics_: int
     topic_labels_: list[str]
     semantic_: np.ndarray | None = None  # sentence embeddings, when built with ``semantic=True``
+    representation_: str = "lsa"  # the space the topics were found in (an index before it: LSA)
 
 
 @dataclass(frozen=True)
@@ -980,6 +982,7 @@ def open_index(path: str | Path, *, verify: bool = False) -> PaperIndex:
         semantic_=stored_rows(root / "semantic.npy", n_papers)
         if "semantic.npy" in manifest["files"]
         else None,
+        representation_=str(manifest.get("representation", "lsa")),
     )
     positions = _Positions(papers["id"])
     analysis = Analysis(papers, topics, model, taxonomy, positions)  # type: ignore[arg-type]

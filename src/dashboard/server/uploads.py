@@ -297,16 +297,18 @@ def prepare(
     n_topics: int | str,
     settings: dict[str, dict[str, Any]] | None = None,
     imported: SessionTotals | None = None,
+    representation: str = "auto",
 ) -> Prepared:
     """Read a session's files within the limits and fit the first topic model (runs in the worker).
 
     ``settings`` (from `current_settings` in the server) are applied first; ``imported`` (what the
-    session imported into the library) counts against the session's limits. Never raises for bad
-    input: a limit refusal is `Prepared.refused`; a failed topic model is `Prepared.analysis_problem`
-    (the table still shows).
+    session imported into the library) counts against the session's limits; ``representation`` is the
+    server's topic space (`topicspace.configured`: the worker's own environment may predate it). Never
+    raises for bad input: a limit refusal is `Prepared.refused`; a failed topic model is
+    `Prepared.analysis_problem` (the table still shows).
     """
     from dashboard import corpus
-    from dashboard.analytics import analysis
+    from dashboard.search.topicspace import fit_topics
     from dashboard.text import enrich
 
     if settings:
@@ -340,7 +342,7 @@ def prepare(
     prepared.result = result
     if len(result.papers) >= 2:
         try:
-            prepared.analysis = analysis.analyze(result.papers, n_topics=n_topics)
+            prepared.analysis = fit_topics(result.papers, n_topics, representation)
         except Exception as error:  # the table still shows; the pages say topics failed
             prepared.analysis_problem = (
                 f"Topics could not be computed for this corpus ({type(error).__name__}: {error})."

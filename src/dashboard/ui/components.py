@@ -1472,6 +1472,15 @@ def _on_topics_number_change() -> None:
     update_filters(lambda f: replace(f, k=None if choice == "auto" else int(choice), refit=False, topic=()))
 
 
+def topic_space(view: View) -> str:
+    """What the papers' topics were found by, for people ("the words of their titles and abstracts
+    ..."): the registry's words for the space of the corpus's fitted model."""
+    from dashboard.analytics import representations
+
+    name = str(getattr(view.analysis.model, "representation_", representations.BASE_REPRESENTATION))
+    return representations.get(name).grouped_by
+
+
 def topics_number(view: View) -> None:
     """The number-of-topics setting (in the URL as ``k``): a cut of the fitted topics' tree (instant),
     a refit beyond the fitted number or when asked for (``refit``, `dashboard.ui.topic_tree`)."""

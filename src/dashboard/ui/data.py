@@ -383,9 +383,14 @@ def _load_upload(source: ChosenCorpus, n_topics: int | str) -> corpus.LoadResult
     return prepared.result
 
 
-def _analyse_in_worker(papers: pd.DataFrame, n_topics: int | str) -> tuple[analysis.Analysis, int]:
+def _analyse_in_worker(
+    digest: str, papers: pd.DataFrame, n_topics: int | str
+) -> tuple[analysis.Analysis, int]:
+    # The embeddings of the upload's first fit, when it was fitted in that space: a refit reuses them.
+    first = upload_store().get(digest, ("analyze", "auto"))
+    vectors = getattr(first.model, "semantic_", None) if first is not None else None
     try:
-        fitted, size = sources.UploadSource.fit_in_worker(papers, n_topics)
+        fitted, size = sources.UploadSource.fit_in_worker(papers, n_topics, vectors)
     except worker.WorkerError as error:
         raise AnalysisFailed(f"Topics could not be computed for this corpus: fitting {error}.") from None
     return fitted, int(size * uploads.CHARGE_FACTOR)
@@ -442,7 +447,9 @@ def analyze(
         problem = store.get(digest, ("analysis_problem", n_topics))
         if problem is not None:
             raise AnalysisFailed(problem)
-        return store.memo(digest, ("analyze", n_topics), lambda: _analyse_in_worker(_papers, n_topics))
+        return store.memo(
+            digest, ("analyze", n_topics), lambda: _analyse_in_worker(digest, _papers, n_topics)
+        )
     if n_topics == "auto" or refit:
         return _analyze_on_disk(digest, n_topics, _papers)
     fitted = _analyze_on_disk(digest, "auto", _papers)
