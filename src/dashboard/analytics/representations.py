@@ -9,7 +9,7 @@ files by ``bench/topic_quality.py``:
   cheap), and needs nothing beyond scikit-learn. Full guidance.
 - ``minilm``: the sentence embeddings of all-MiniLM-L6-v2 (int8 ONNX, a dependency:
   `dashboard.search.semantic`). Topics agree better with human labels in this space (ahead of BERTopic
-  on the same vectors), but encoding runs at about nine abstracts per CPU-second. The vectors are
+  on the same vectors), but encoding runs at about ten abstracts per CPU-second. The vectors are
   computed by the caller (a layer above this one: `dashboard.search.topicspace`) and handed to
   ``TopicModel.fit(texts, vectors=...)``. Guidance by spread (`spread_weight`): full where the corpus
   spans the taxonomy, none where one area holds most of it.
@@ -22,8 +22,8 @@ files by ``bench/topic_quality.py``:
 
 - Up to 2,000 papers (one conference's accepted papers, a session, a reading list) the embedding's topics
   agree better with human labels at every size measured (60 to 1,319 papers, most at the smallest, where
-  LSA has too few documents to find directions), and encoding is a one-time cost of at most about four
-  CPU-minutes (a minute on a four-core laptop), kept with the corpus's index.
+  LSA has too few documents to find directions), and encoding is a one-time cost of at most about 3.5
+  CPU-minutes (under a minute on a four-core laptop), kept with the corpus's vectors.
 - Above it, the user who opens a 27k or a million-paper file gets LSA: encoding 27k papers would take
   about 50 CPU-minutes, against a whole build of about one minute. ``--representation minilm`` asks for
   the embedding's topics at any size.
@@ -127,8 +127,8 @@ AUTO = "auto"
 DEFAULT_REPRESENTATION = AUTO
 # The space a model uses when no embeddings are at hand (no extra, a large corpus, a bare TopicModel).
 BASE_REPRESENTATION = "lsa"
-# The largest corpus whose default topics are found in the embedding space: about 225 CPU-seconds of
-# encoding (8.9 papers per CPU-second measured), within the minutes a first open may take.
+# The largest corpus whose default topics are found in the embedding space: about 3.5 CPU-minutes of
+# encoding (about 10 papers per CPU-second measured), within the minutes a first open may take.
 EMBEDDED_PAPERS = 2_000
 # Guidance by spread: none at or below SPREAD_NONE (half the entropy of an even spread: a corpus of one
 # or two fields), full from SPREAD_FULL (about the spread of a general ML conference's submissions),

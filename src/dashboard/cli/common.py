@@ -192,7 +192,7 @@ def add_representation_argument(parser: argparse.ArgumentParser) -> None:
         choices=representations.names(),
         default=representations.AUTO,
         help="the space topics are found in: auto (default) is the sentence embedding (all-MiniLM-L6-v2) up "
-        f"to {representations.EMBEDDED_PAPERS:,} papers (closer to human labels; about 9 papers per "
+        f"to {representations.EMBEDDED_PAPERS:,} papers (closer to human labels; about 10 papers per "
         "CPU-second to encode) and lsa (fast) above that or without the model",
     )
 

@@ -258,7 +258,7 @@ def hybrid_space(analysis: Any, weight: float = LEXICAL_WEIGHT) -> HybridSpace:
 def embedding_space(analysis: Any) -> VectorSpace:
     """The sentence-embedding space (`dashboard.search.semantic`): the vectors the
     topics were found in (`dashboard.search.topicspace`) or an index built with ``--semantic`` holds,
-    else every paper's text encoded now (about 9 papers per CPU-second), once per corpus for whoever
+    else every paper's text encoded now (about 10 papers per CPU-second), once per corpus for whoever
     keeps the space."""
     from dashboard.analytics.analysis import paper_texts
     from dashboard.search import semantic
