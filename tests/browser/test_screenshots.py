@@ -54,7 +54,12 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwrig
 @pytest.fixture(scope="module")
 def app_url() -> Iterator[str]:
     FOLDER.mkdir(parents=True, exist_ok=True)
-    with running_app(["--corpus", CORPUS] if CORPUS else [], log_path=FOLDER / "server.log") as url:
+    # The product's own topics (the suite otherwise runs LSA: tests/conftest.py): the pictures are what
+    # a visitor sees.
+    default_topics = {"PAPER_DASHBOARD_TOPIC_SPACE": "auto"}
+    with running_app(
+        ["--corpus", CORPUS] if CORPUS else [], env=default_topics, log_path=FOLDER / "server.log"
+    ) as url:
         yield url
 
 

@@ -91,6 +91,29 @@ def test_the_app_the_cli_the_upload_worker_and_the_index_share_the_default(
     opened = open_index(tmp_path / "index")
     np.testing.assert_array_equal(opened.papers["topic"].to_numpy(), topics)
     assert list(opened.analysis.topics["label"]) == list(app.topics["label"])
+    # The same map (the build's one BLAS thread rounds a last digit differently here and there).
+    np.testing.assert_allclose(
+        opened.papers[["x", "y"]].to_numpy(), app.papers[["x", "y"]].to_numpy(), atol=2e-4
+    )
+
+
+def test_the_map_is_drawn_in_the_topics_space(seeds: pd.DataFrame) -> None:
+    """A topic's papers lie together on the map: a paper's nearest map neighbours share its topic
+    more often than on a map of the LSA vectors, which the embedding's topics do not follow."""
+    from dashboard.analytics import papermap
+
+    fitted = topicspace.fit_topics(seeds)
+    topics = fitted.papers["topic"].to_numpy()
+
+    def neighbours_in_topic(coords: np.ndarray, k: int = 5) -> float:
+        distances = ((coords[:, None, :] - coords[None, :, :]) ** 2).sum(axis=-1)
+        np.fill_diagonal(distances, np.inf)
+        nearest = np.argsort(distances, axis=1)[:, :k]
+        return float((topics[nearest] == topics[:, None]).mean())
+
+    on_the_map = neighbours_in_topic(fitted.papers[["x", "y"]].to_numpy())
+    in_lsa = neighbours_in_topic(papermap.layout(fitted.model.lsa_))
+    assert on_the_map > in_lsa + 0.1
 
 
 def test_the_index_keeps_the_vectors_its_topics_and_papers_like_this_use(
@@ -139,6 +162,7 @@ def test_papers_appended_to_an_embedding_index_are_placed_in_that_space(
     # The new papers' vectors are in the fitted space (the sentence embedding and the area guidance),
     # not the LSA's 40 dimensions.
     assert embedding.shape[1] in (semantic.DIMENSIONS, semantic.DIMENSIONS + n_areas)
+    assert np.isfinite(opened.papers[["x", "y"]].to_numpy()[50:]).all()  # placed on the map
     new_topics = opened.papers["topic"].to_numpy()[50:]
     assert set(new_topics.tolist()) <= set(range(int(opened.manifest["topics"]))) | {-1}
     state = json.loads((tmp_path / "index" / "manifest.json").read_text())["refit"]

@@ -146,9 +146,9 @@ def analyze(
 
     Returns the input table with ``topic, topic_label, topic_weight, is_outlier, areas, x, y`` added.
     ``taxonomy`` is a TOML file of research areas (default: the one shipped with the package).
-    The map (``x, y``: :mod:`dashboard.analytics.papermap` of the LSA vectors) does not depend on the
-    number of
-    topics: ``coordinates`` (n x 2) are taken as they are instead of fitting it again.
+    The map (``x, y``: :mod:`dashboard.analytics.papermap` of the vectors the topics were found in, so
+    a topic's papers lie together) does not depend on the number of topics: ``coordinates`` (n x 2) are
+    taken as they are instead of fitting it again.
     ``representation`` names the space the topics are clustered in
     (:mod:`dashboard.analytics.representations`; ``auto``, the default, chooses by the corpus's size).
     A space that needs embeddings uses ``vectors`` (one row per paper: `dashboard.search.topicspace`
@@ -168,7 +168,7 @@ def analyze(
     coords = (
         np.asarray(coordinates, dtype=np.float64)
         if coordinates is not None
-        else papermap.layout(model.lsa_, random_state=random_state)
+        else papermap.layout(model.vectors_, random_state=random_state)  # the topics' own space
     )
 
     table = papers.copy()

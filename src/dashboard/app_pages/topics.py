@@ -85,7 +85,7 @@ def _topic_in_detail(view: View, model: str) -> None:
 
 
 view = page_context()
-components.page_header("Topics", view, "Groups of papers that use the same words")
+components.page_header("Topics", view, "Groups of papers on the same subject")
 if view.analysis is None:
     topics_unavailable(view)  # being computed (the disk cache's build), or not available
     st.stop()

@@ -15,7 +15,8 @@ the stored files:
 - **map**: the existing papers keep their ``x, y`` exactly. A t-SNE keeps no projection that could
   place a new point, so each new paper is placed as `papermap.layout` places every paper beyond its
   fit sample: at the similarity-weighted mean of the positions of its `papermap.PLACE_NEIGHBORS`
-  nearest papers of the map's fit sample, by cosine of the stored LSA vectors (``lsa.npy``). The
+  nearest papers of the map's fit sample, by cosine of the stored LSA vectors (``lsa.npy``; for an
+  index whose topics were found in the sentence embedding, of those, ``semantic.npy``, as the map was). The
   sample is drawn again from the stored vectors with the map's seed; where the manifest's map facts
   do not match that draw, the neighbours are taken among all the papers the index had.
 - **counts**: TF-IDF rows, the Terms page's counts (over the stored vocabularies: a term no stored
@@ -712,7 +713,8 @@ def map_sample(manifest: Mapping[str, Any], lsa: np.ndarray, coords: np.ndarray)
 def place_new(
     manifest: Mapping[str, Any], lsa: np.ndarray, coords: np.ndarray, new: np.ndarray
 ) -> tuple[np.ndarray, str]:
-    """Map positions of the new papers' LSA vectors ``new`` among the stored papers (``lsa``, ``coords``).
+    """Map positions of the new papers' vectors ``new`` among the stored papers (``lsa``, ``coords``), in
+    the space the map was drawn in (LSA, or the topics' embedding space).
 
     As `papermap.layout` places papers beyond its fit sample: `papermap.place` from the map's fit
     sample (`map_sample`); where that cannot be drawn again (or the index has no map), from all stored
@@ -1087,7 +1089,12 @@ def _write_appended(
     coords_old = np.stack(
         [stored_table.column(c).to_numpy(zero_copy_only=False).astype(np.float64) for c in ("x", "y")], axis=1
     )
-    coords, placed_by = place_new(manifest, lsa_old, coords_old, assigned["lsa"])
+    space = get_representation(transform.space)
+    if space.external:  # the map was drawn in the topics' space (`build._write_index`)
+        stored = space.base(lsa_old, load_npy(root / "semantic.npy"))
+        coords, placed_by = place_new(manifest, stored, coords_old, space.base(assigned["lsa"], encoded))
+    else:
+        coords, placed_by = place_new(manifest, lsa_old, coords_old, assigned["lsa"])
     say(f"placed them on the map ({placed_by})", finished="map")
     topics = _read_topics(root / "topics.parquet")
     labels = dict(zip(topics["topic"], topics["label"], strict=True))

@@ -493,7 +493,9 @@ def build_index(
         maps.finish_words()
         say(stages.WRITE.opening, finished=stages.COUNT.phase)
         with one_thread():
-            manifest = _write_index(work, parts, ids, model, fit_rows, tax, report, maps, random_state)
+            manifest = _write_index(
+                work, parts, ids, model, fit_rows, tax, report, maps, random_state, encoded
+            )
             manifest["representation"] = space
             manifest["refit"] = keep_model(work, manifest, model, encoded)  # the model's parts, for appends
         if encoded is not None:
@@ -600,9 +602,11 @@ def _write_index(
     report: corpus.LoadReport,
     maps: Any,
     random_state: int = 0,
+    encoded: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Step 3 and the writes: assign every partition (``maps.assign``), then the map, the table and the
-    reductions."""
+    reductions. ``encoded`` are every paper's sentence embeddings where the topics were found in them:
+    the map is drawn in the topics' space."""
     from dashboard.index import steps as indexing
 
     n_papers = len(ids)
@@ -658,7 +662,8 @@ def _write_index(
     # The map of the LSA vectors (`dashboard.analytics.papermap`): for a corpus that fits, what `analyze`
     # draws.
     map_started = time.perf_counter()
-    coords = papermap.layout(lsa, random_state=random_state)
+    space = get_representation(getattr(model, "representation_", "lsa"))
+    coords = papermap.layout(space.base(lsa, encoded) if space.external else lsa, random_state=random_state)
     map_facts = {
         "method": papermap.METHOD,
         "random_state": random_state,
