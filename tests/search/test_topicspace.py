@@ -213,3 +213,19 @@ def test_no_vectors_are_written_where_disk_caches_are_off_or_for_uploads(
     monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", str(tmp_path))
     sources.UploadSource.fit_in_worker(seeds.iloc[:20].reset_index(drop=True), "auto")
     assert not (tmp_path / "embeddings").exists()
+
+
+def test_a_failing_encoder_leaves_the_default_in_lsa_and_an_asked_space_says_why(
+    seeds: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Broken:  # as onnxruntime fails on a damaged model file
+        def encode(self, texts: list[str]) -> np.ndarray:
+            raise RuntimeError("[ONNXRuntimeError] : 7 : INVALID_PROTOBUF")
+
+    texts_seen = seeds.assign(abstract_clean=seeds["abstract_clean"] + " (a corpus no memo holds)")
+    monkeypatch.setattr(topicspace, "_ENCODER", [])
+    monkeypatch.setattr(semantic, "Encoder", Broken)
+    assert topicspace.fit_topics(texts_seen).model.representation_ == "lsa"
+    assert "sentence embedding failed (RuntimeError: [ONNXRuntimeError]" in caplog.text
+    with pytest.raises(RuntimeError, match="INVALID_PROTOBUF"):
+        topicspace.fit_topics(texts_seen, representation="minilm")

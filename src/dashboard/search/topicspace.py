@@ -146,11 +146,18 @@ def paper_vectors(
     papers: pd.DataFrame, requested: str = representations.AUTO, store: bool = False
 ) -> tuple[str, np.ndarray | None]:
     """The space ``papers`` get (`space_for`) and their vectors when that space needs embeddings
-    (`encode`, on disk too with ``store``)."""
+    (`encode`, on disk too with ``store``). Where the default's encoding fails (a damaged model file,
+    say), the failure is logged and the topics are found in LSA; a space asked for by name raises."""
     space = space_for(len(papers), requested)
     if not representations.get(space).external:
         return space, None
-    return space, encode(paper_texts(papers), store)
+    try:
+        return space, encode(paper_texts(papers), store)
+    except Exception as error:  # a broken model install: the default's topics in LSA beat no topics
+        if requested != representations.AUTO:
+            raise
+        LOG.warning("the sentence embedding failed (%s: %s): topics in LSA", type(error).__name__, error)
+        return representations.BASE_REPRESENTATION, None
 
 
 def fit_topics(
