@@ -168,6 +168,13 @@ def test_papers_appended_to_an_embedding_index_are_placed_in_that_space(
     state = json.loads((tmp_path / "index" / "manifest.json").read_text())["refit"]
     assert state["added"] == len(rest) and state["baseline"]["papers"] == 50
 
+    # `index --refit` fits the grown index again, in the same space, over every paper.
+    from dashboard.index.refitting import refit_index
+
+    refitted = refit_index(tmp_path / "index")
+    assert refitted["representation"] == "minilm" and refitted["fit_papers"] == len(seeds)
+    assert refitted["refit"]["baseline"]["papers"] == len(seeds)
+
 
 def test_an_embedding_space_beyond_the_fit_sample_is_refused_by_name(seeds_dir: Path, tmp_path: Path) -> None:
     from dashboard.index import IndexBuildError

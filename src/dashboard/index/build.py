@@ -556,8 +556,8 @@ def build_index(
 
 def _space(n_papers: int, requested: str, fit_size: int) -> str:
     """The representation the topics are fitted in (`topicspace.space_for`). An embedding space fits
-    every paper (the assign map places new papers in LSA): ``auto`` takes LSA beyond ``fit_size``, an
-    explicit request is refused there."""
+    every paper (the assign map places the papers beyond the fit sample by their TF-IDF alone): ``auto``
+    takes LSA beyond ``fit_size``, an explicit request is refused there."""
     from dashboard.search import topicspace
 
     try:
@@ -659,8 +659,8 @@ def _write_index(
     if model.area_scores_ is not None:
         scores[fit_rows] = model.area_scores_
     np.save(work / "fit_rows.npy", fit_rows.astype(np.int64))
-    # The map of the LSA vectors (`dashboard.analytics.papermap`): for a corpus that fits, what `analyze`
-    # draws.
+    # The map of the vectors the topics were found in (`dashboard.analytics.papermap`): for a corpus that
+    # fits, what `analyze` draws.
     map_started = time.perf_counter()
     space = get_representation(getattr(model, "representation_", "lsa"))
     coords = papermap.layout(space.base(lsa, encoded) if space.external else lsa, random_state=random_state)

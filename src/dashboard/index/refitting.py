@@ -38,6 +38,7 @@ from dashboard.index.format import (
     MANIFEST,
     _file_sha256,
     _read_topics,
+    load_npy,
     manifest_digest,
     read_arrow,
     read_manifest,
@@ -181,6 +182,11 @@ def refit_index(index: str | Path, *, wait: float = 0.0, progress: Progress | No
     return manifest
 
 
+def _stored_embeddings(root: Path, manifest: Mapping[str, Any]) -> np.ndarray | None:
+    """The index's sentence embeddings (``semantic.npy``), which a model fitted in that space assigns by."""
+    return load_npy(root / "semantic.npy") if "semantic.npy" in manifest["files"] else None
+
+
 def _carry_over(
     old_root: Path, root: Path, old: Mapping[str, Any], old_papers: pd.DataFrame
 ) -> dict[str, Any]:
@@ -225,7 +231,9 @@ def _carry_over(
                     "weight_sum": 0.0,
                     "outliers": 0,
                     "baseline": (manifest.get("refit") or {}).get("baseline")
-                    or append.fit_baseline(root, manifest, transform, topic),
+                    or append.fit_baseline(
+                        root, manifest, transform, topic, _stored_embeddings(root, manifest)
+                    ),
                 }
             ),
         }
