@@ -248,12 +248,12 @@ class UploadSource(CorpusSource):
         """Topics fitted in the worker process: (the analysis, its size in bytes). ``vectors`` are the
         papers' embeddings from their first fit (`Analysis.model.semantic_`), so a refit does not encode
         them again."""
-        from dashboard.search.topicspace import configured, fit_topics
+        from dashboard.search.topicspace import configured
         from dashboard.server import uploads, worker
 
         fitted: Analysis
         fitted, size = worker.run(
-            fit_topics,
+            uploads.fit,
             papers,
             n_topics,
             configured(),  # the server's setting, not the worker's environment

@@ -55,12 +55,13 @@ _LOCK = threading.Lock()  # one encoding at a time per process: each already use
 _ENCODER: list[semantic.Encoder] = []
 
 
-def space_for(n_papers: int, requested: str = representations.AUTO) -> str:
+def space_for(n_papers: int, requested: str = representations.AUTO, setting: str | None = None) -> str:
     """The space ``n_papers`` papers get when ``requested`` is asked for (`representations.choose`,
-    with whether the embedding model is installed here). ``auto`` is what `ENV_SPACE` names, where set.
+    with whether the embedding model is installed here). ``auto`` is the operator's ``setting``: as the
+    caller read it (a worker process's environment may predate its server's), else `configured` here.
     """
     if requested == representations.AUTO:
-        requested = configured()
+        requested = setting if setting is not None else configured()
     return representations.choose(requested, n_papers, can_encode=semantic.available())
 
 
@@ -143,12 +144,15 @@ def _keep(folder: Path, key: str, vectors: np.ndarray) -> None:
 
 
 def paper_vectors(
-    papers: pd.DataFrame, requested: str = representations.AUTO, store: bool = False
+    papers: pd.DataFrame,
+    requested: str = representations.AUTO,
+    store: bool = False,
+    setting: str | None = None,
 ) -> tuple[str, np.ndarray | None]:
     """The space ``papers`` get (`space_for`) and their vectors when that space needs embeddings
     (`encode`, on disk too with ``store``). Where the default's encoding fails (a damaged model file,
     say), the failure is logged and the topics are found in LSA; a space asked for by name raises."""
-    space = space_for(len(papers), requested)
+    space = space_for(len(papers), requested, setting)
     if not representations.get(space).external:
         return space, None
     try:
@@ -166,16 +170,17 @@ def fit_topics(
     representation: str = representations.AUTO,
     vectors: np.ndarray | None = None,
     store: bool = False,
+    setting: str | None = None,
     **options: Any,
 ) -> Analysis:
     """`analysis.analyze` in the space `space_for` chooses for ``papers``, with their embeddings encoded
-    when that space needs them (``vectors``: already encoded, from a first fit; ``store``: kept on disk).
-    What every source, the upload worker, ``paper-dashboard analyze`` and ``report`` fit, so they share
-    one default."""
+    when that space needs them (``vectors``: already encoded, from a first fit; ``store``: kept on disk;
+    ``setting``: the operator's, as read by a server for its worker). What every source, the upload
+    worker, ``paper-dashboard analyze`` and ``report`` fit, so they share one default."""
     from dashboard.analytics.analysis import analyze  # scikit-learn loads only when topics are fitted
 
     if vectors is None:
-        space, vectors = paper_vectors(papers, representation, store)
+        space, vectors = paper_vectors(papers, representation, store, setting)
     else:
-        space = space_for(len(papers), representation)
+        space = space_for(len(papers), representation, setting)
     return analyze(papers, n_topics=n_topics, representation=space, vectors=vectors, **options)

@@ -291,19 +291,28 @@ def apply_settings(settings: dict[str, dict[str, Any]]) -> None:
             setattr(module, key, value)
 
 
+def fit(papers: Any, n_topics: int | str, setting: str | None, vectors: Any = None) -> Any:
+    """Topics of uploaded papers, in the worker (`worker.run` passes arguments by position): the server's
+    topic space ``setting`` (`topicspace.configured`, read by the server), and the papers' ``vectors``
+    from their first fit, if any, so a refit does not encode them again."""
+    from dashboard.search.topicspace import fit_topics
+
+    return fit_topics(papers, n_topics, vectors=vectors, setting=setting)
+
+
 def prepare(
     files: Sequence[tuple[str, bytes]],
     new: Sequence[int],
     n_topics: int | str,
     settings: dict[str, dict[str, Any]] | None = None,
     imported: SessionTotals | None = None,
-    representation: str = "auto",
+    setting: str | None = None,
 ) -> Prepared:
     """Read a session's files within the limits and fit the first topic model (runs in the worker).
 
     ``settings`` (from `current_settings` in the server) are applied first; ``imported`` (what the
-    session imported into the library) counts against the session's limits; ``representation`` is the
-    server's topic space (`topicspace.configured`: the worker's own environment may predate it). Never
+    session imported into the library) counts against the session's limits; ``setting`` is the server's
+    topic space setting (`topicspace.configured`: the worker's own environment may predate it). Never
     raises for bad input: a limit refusal is `Prepared.refused`; a failed topic model is
     `Prepared.analysis_problem` (the table still shows).
     """
@@ -342,7 +351,7 @@ def prepare(
     prepared.result = result
     if len(result.papers) >= 2:
         try:
-            prepared.analysis = fit_topics(result.papers, n_topics, representation)
+            prepared.analysis = fit_topics(result.papers, n_topics, setting=setting)
         except Exception as error:  # the table still shows; the pages say topics failed
             prepared.analysis_problem = (
                 f"Topics could not be computed for this corpus ({type(error).__name__}: {error})."
