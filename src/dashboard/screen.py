@@ -105,5 +105,8 @@ def _visible_value(value: object, strip: bool = False) -> object:
     if isinstance(value, str):
         return visible(value).strip() if strip else visible(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_visible_value(item, strip) if isinstance(item, str) else item for item in value)
+        # A name that was nothing but invisible characters ("\u00ad") is no name: dropped, as a reader
+        # drops an empty one, so the table reads the same after an export and a load.
+        cleaned = (_visible_value(item, strip) if isinstance(item, str) else item for item in value)
+        return type(value)(item for item in cleaned if item != "")
     return value

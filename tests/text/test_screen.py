@@ -100,6 +100,13 @@ def test_visible_frame_cleans_text_and_list_cells_and_keeps_clean_frames() -> No
     assert screen.visible_frame(cleaned) is cleaned
 
 
+def test_a_list_item_of_invisible_characters_only_is_dropped_not_kept_empty() -> None:
+    """Found by the export round trip (hypothesis): an author ``"\u00ad"`` loaded as ``""`` from JSON
+    Lines, and was gone after a CSV export and a load, so the two tables differed."""
+    frame = pd.DataFrame({"authors": [["\u00ad", "Ann Lee", "\u200b"], ["\u00ad"]]})
+    assert screen.visible_frame(frame, strip=True)["authors"].tolist() == [["Ann Lee"], []]
+
+
 def test_an_upload_with_bidi_controls_shows_none_in_tables_options_or_charts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
