@@ -88,6 +88,18 @@ def test_a_newer_analysis_gives_another_entry(digest: str, monkeypatch: pytest.M
     assert diskcache.entry_name(digest) != before
 
 
+def test_another_topic_space_setting_gives_another_entry(
+    digest: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An operator who switches PAPER_DASHBOARD_TOPIC_SPACE must not be shown the other space's topics.
+    monkeypatch.setenv("PAPER_DASHBOARD_TOPIC_SPACE", "lsa")
+    lsa = diskcache.entry_name(digest)
+    monkeypatch.setenv("PAPER_DASHBOARD_TOPIC_SPACE", "auto")
+    assert diskcache.entry_name(digest) != lsa
+    monkeypatch.delenv("PAPER_DASHBOARD_TOPIC_SPACE")
+    assert diskcache.entry_name(digest) == diskcache.entry_name(digest) != lsa
+
+
 def test_two_servers_building_at_once_leave_one_sound_entry(tmp_path: Path, digest: str) -> None:
     import subprocess
     import sys

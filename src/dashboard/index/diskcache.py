@@ -118,14 +118,19 @@ def existing(digest: str, *, root: Path | None = None) -> Path | None:
 
 
 def entry_name(digest: str, settings: Mapping[str, object] | None = None) -> str:
-    """The directory name of a corpus's entry: its digest, the settings, the index format and the
-    version of the analysis (an entry made by an older analysis is not opened, and is evicted in time)."""
+    """The directory name of a corpus's entry: its digest, the settings, the index format, the
+    version of the analysis (an entry made by an older analysis is not opened, and is evicted in time)
+    and the operator's topic space setting (`topicspace.configured`: a server switched to ``lsa`` does
+    not open the embedding's topics)."""
+    from dashboard.search.topicspace import configured
+
     key = json.dumps(
         {
             "digest": digest,
             "settings": dict(settings or {}),
             "format": paper_index.FORMAT_VERSION,
             "analysis": paper_index.ANALYSIS_VERSION,
+            "topic_space": configured(),
         },
         sort_keys=True,
     )
