@@ -212,6 +212,29 @@ def test_the_vectors_are_kept_on_disk_for_the_next_start_and_a_damaged_file_is_e
     np.testing.assert_allclose(np.load(kept), first, atol=1e-6)  # replaced by a good copy
 
 
+def test_an_index_build_reads_the_vectors_the_app_kept_and_encodes_nothing(
+    seeds_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk cache's build behind a small corpus's first page (a child process, so no memo shared)
+    reads the vectors the app's process stored: the corpus is not encoded twice."""
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(topicspace, "_MEMO", type(topicspace._MEMO)())  # a fresh app process
+    source = sources.FilesSource([seeds_dir])  # what the app opens the seeds with
+    app_vectors = np.asarray(source.analysis(source.load().papers).model.semantic_)
+    assert len(list((tmp_path / "cache" / "embeddings").glob("*.npy"))) == 1
+
+    class NoEncoder:  # the build is another process: its encoder must not be asked
+        def encode(self, texts: list[str]) -> np.ndarray:
+            raise AssertionError("the build encoded the corpus again")
+
+    monkeypatch.setattr(topicspace, "_MEMO", type(topicspace._MEMO)())
+    monkeypatch.setattr(topicspace, "_ENCODER", [])
+    monkeypatch.setattr(semantic, "Encoder", NoEncoder)
+    built = build_index([seeds_dir], tmp_path / "index", workers=1)
+    assert built["representation"] == "minilm"
+    np.testing.assert_array_equal(np.load(tmp_path / "index" / "semantic.npy"), app_vectors)
+
+
 def test_no_vectors_are_written_where_disk_caches_are_off_or_for_uploads(
     seeds: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

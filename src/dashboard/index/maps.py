@@ -325,6 +325,23 @@ def encode_part(papers_arrow: bytes | Path, where: str, threads: int = 1) -> np.
         raise IndexBuildError(f"encoding {where} failed: {type(error).__name__}: {error}") from error
 
 
+def kept_vectors(parts: Sequence[Part]) -> np.ndarray | None:
+    """Every paper's embedding, in partition order, where the corpus is one the app encodes (up to
+    `representations.EMBEDDED_PAPERS` papers) and this process or the embedding store keeps its
+    vectors (`topicspace.kept`: keyed by the texts, as the app's process stored them); else None."""
+    from dashboard.analytics import representations
+    from dashboard.analytics.analysis import paper_texts
+    from dashboard.search import topicspace
+
+    if sum(part.rows for part in parts) > representations.EMBEDDED_PAPERS:
+        return None
+    texts: list[str] = []
+    for part in parts:
+        table = read_arrow(part.directory / "papers.arrow").select(TEXT_COLUMNS)
+        texts += paper_texts(arrow_to_table(table))
+    return topicspace.kept(texts)
+
+
 def submitted_ahead(submit: Callable[[T], F], items: Iterable[T], ahead: int) -> Iterator[tuple[T, F]]:
     """Each item with what ``submit(item)`` returned (a future), in order, with at most ``ahead`` items
     submitted and not yet taken: each result may be a partition's worth of memory."""
@@ -432,7 +449,15 @@ class LocalMaps:
     def encode(self, parts: list[Part]) -> Iterator[np.ndarray]:
         """The ``--semantic`` map: each partition's embeddings, in order, in a new pool of the workers
         (the assign step stopped the first; each worker loads the model once). One partition, or one
-        worker: in this process, on every core."""
+        worker: in this process, on every core. A corpus whose vectors this process or the embedding
+        store already has (`kept_vectors`) is not encoded."""
+        kept = kept_vectors(parts)
+        if kept is not None:
+            start = 0
+            for part in parts:
+                yield kept[start : start + part.rows]
+                start += part.rows
+            return
         if self.workers < 2 or len(parts) < 2:
             for part in parts:
                 yield encode_part(part.directory / "papers.arrow", part.where, threads=0)

@@ -84,25 +84,53 @@ def configured(environ: Mapping[str, str] = os.environ) -> str:
 def encode(texts: Sequence[str], store: bool = False) -> np.ndarray:
     """Every text's sentence embedding (`semantic.Encoder.encode`), kept per process by the texts, and
     with ``store`` on disk too (see the module docstring)."""
+    key = _key(texts)
+    with _LOCK:
+        vectors = _kept(key, len(texts), store)
+        if vectors is None:
+            vectors = _encoder().encode(list(texts))
+            if store and cachedir.enabled():
+                _keep(_folder(), key, vectors)
+            _remember(key, vectors)
+        return vectors
+
+
+def kept(texts: Sequence[str]) -> np.ndarray | None:
+    """The vectors of ``texts`` where this process or the disk store has them, without encoding: the
+    index build's encode map asks first, so the disk cache's build behind a small corpus's first page
+    does not encode what the app's process has just encoded and stored."""
+    key = _key(texts)
+    with _LOCK:
+        return _kept(key, len(texts), store=True)
+
+
+def _key(texts: Sequence[str]) -> str:
     digest = hashlib.sha256(semantic.MODEL_ID.encode())
     for text in texts:
         digest.update(str(text).encode("utf-8", "surrogatepass") + b"\0")
-    key = digest.hexdigest()
-    with _LOCK:
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key]
-        folder = cachedir.cache_root() / "embeddings" if store and cachedir.enabled() else None
-        vectors = _stored(folder / f"{key}.npy", len(texts)) if folder is not None else None
-        if vectors is None:
-            vectors = _encoder().encode(list(texts))
-            if folder is not None:
-                _keep(folder, key, vectors)
-        vectors.setflags(write=False)  # shared by every caller that asks for these texts
-        _MEMO[key] = vectors
-        while len(_MEMO) > MEMO_CORPORA:
-            _MEMO.popitem(last=False)
-        return vectors
+    return digest.hexdigest()
+
+
+def _folder() -> Path:
+    return cachedir.cache_root() / "embeddings"
+
+
+def _kept(key: str, rows: int, store: bool) -> np.ndarray | None:
+    """The memo's vectors for ``key``, else (with ``store``, the disk cache on) the stored ones."""
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    vectors = _stored(_folder() / f"{key}.npy", rows) if store and cachedir.enabled() else None
+    if vectors is not None:
+        _remember(key, vectors)
+    return vectors
+
+
+def _remember(key: str, vectors: np.ndarray) -> None:
+    vectors.setflags(write=False)  # shared by every caller that asks for these texts
+    _MEMO[key] = vectors
+    while len(_MEMO) > MEMO_CORPORA:
+        _MEMO.popitem(last=False)
 
 
 def _encoder() -> semantic.Encoder:
