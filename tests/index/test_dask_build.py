@@ -153,19 +153,49 @@ def test_a_worker_killed_mid_build_is_survived_with_the_same_index(cluster, loca
     _same_files(local_sampled, _built_with_a_worker_killed(cluster, "assign-", tmp_path))
 
 
-def test_sentence_embeddings_are_encoded_on_the_workers_with_the_same_bytes(cluster, tmp_path):
+def _no_kept_vectors(monkeypatch) -> None:
+    """No vectors in this process's memo or on disk (`topicspace.kept`): the local build encodes, in
+    its pool, what the Dask build encodes on its workers."""
+    from dashboard.search import topicspace
+
+    monkeypatch.setenv("PAPER_DASHBOARD_CACHE_DIR", "none")
+    monkeypatch.setattr(topicspace, "_MEMO", type(topicspace._MEMO)())
+
+
+def test_sentence_embeddings_are_encoded_on_the_workers_with_the_same_bytes(cluster, tmp_path, monkeypatch):
     """``--semantic`` on Dask: an encode task per partition on the workers (one of which dies running
     one), and every file, semantic.npy too, as the local build's in its pool of two processes."""
     from dashboard.search import semantic
 
     if not semantic.available():
         pytest.skip(f"needs the embedding model: {semantic.EXTRA_HINT}")
+    _no_kept_vectors(monkeypatch)
     local = index.build_index([SEEDS], tmp_path / "local.index", workers=2, semantic=True, **SAMPLED)
     dask = _built_with_a_worker_killed(cluster, "encode-", tmp_path, semantic=True)
     _same_files(local, dask)
     assert "semantic.npy" in _files(dask) and dask["semantic"]["model"] == semantic.MODEL_ID
     single = index.build_index([SEEDS], tmp_path / "one.index", workers=1, semantic=True)  # in this process
     assert _files(single)["semantic.npy"] == _files(local)["semantic.npy"]
+
+
+def test_topics_in_the_sentence_embedding_on_dask_are_the_local_build(cluster, tmp_path, monkeypatch):
+    """The default space of a conference-sized corpus (the sentence embedding, `topicspace`) on Dask:
+    the encode map runs on the workers, the topics are fitted on the vectors they sent back, and every
+    file (topics, map, semantic.npy, the model's parts for appends) is the local build's."""
+    from dashboard.search import semantic
+
+    if not semantic.available():
+        pytest.skip(f"needs the embedding model: {semantic.EXTRA_HINT}")
+    _no_kept_vectors(monkeypatch)
+    settings = {"partition_size": 10, "representation": "minilm"}  # 6 partitions, every paper fitted
+    local = index.build_index([SEEDS], tmp_path / "local.index", workers=2, **settings)
+    lines: list[str] = []
+    dask = index.build_index(
+        [SEEDS], tmp_path / "dask.index", dask=cluster.scheduler_address, progress=lines.append, **settings
+    )
+    _same_files(local, dask)
+    assert dask["representation"] == local["representation"] == "minilm"
+    assert "semantic.npy" in _files(dask) and any("encoded 6/6 partitions" in line for line in lines)
 
 
 def test_a_task_that_keeps_killing_workers_fails_naming_it_and_keeps_the_old_index(
