@@ -242,6 +242,14 @@ def main() -> None:
         methods["svm minilm"] = svm(embedded)
         methods["rrf svm(asl) + centroid minilm"] = rrf(svm(asl), centroid(embedded))
         methods["z centroid tfidf + centroid minilm"] = zsum(centroid(tfidf), centroid(embedded))
+        # The vectors an index or a small corpus's topics now keep: the SVM and centroid on them mixed
+        # with the TF-IDF, as the default mixes LSA in.
+        with_minilm = sp.csr_matrix(sp.hstack([tfidf * np.sqrt(0.5), sp.csr_matrix(embedded * np.sqrt(0.5))]))
+        methods["svm [tfidf | minilm]"] = svm(with_minilm)
+        methods["z svm tfidf + centroid minilm"] = zsum(svm(tfidf), centroid(embedded))
+        methods["rrf svm tfidf + centroid minilm"] = rrf(svm(tfidf), centroid(embedded))
+        if "dashboard.search.recommend (the default)" in methods:
+            methods["the default with minilm for lsa"] = lambda rows: _default_scores(tfidf, embedded, rows)
 
     label = f"{size} papers" if isinstance(size, int) else f"{size:.0%} of the area"
     print(

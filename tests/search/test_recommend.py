@@ -10,7 +10,15 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from dashboard.search.recommend import FALLBACK_LABEL, FITTED_LABEL, MIN_LIST, Reason, explain, recommend
+from dashboard.search.recommend import (
+    FALLBACK_LABEL,
+    FITTED_LABEL,
+    MIN_LIST,
+    Reason,
+    dense_rows,
+    explain,
+    recommend,
+)
 
 GRAPHS = [
     "graph neural networks for molecule property prediction",
@@ -129,3 +137,30 @@ def test_a_paper_like_none_of_the_list_has_no_closest() -> None:
     (reason,) = explain(tfidf, np.eye(3), ["a", "b", "c"], np.array([0]), [2])
     assert reason == Reason((), -1, 0.0)
     assert reason.text("ignored") == ""
+
+
+class _Fitted:
+    """What `dense_rows` reads of a fitted model (`TopicModel` or an index's `StoredModel`)."""
+
+    def __init__(self, representation: str, semantic: np.ndarray | None) -> None:
+        self.representation_, self.semantic_ = representation, semantic
+        self.lsa_ = np.ones((3, 40))
+
+
+@pytest.mark.parametrize(
+    ("representation", "has_vectors", "used"),
+    [
+        ("minilm", True, "semantic"),  # topics found in the embedding: its vectors
+        ("lsa+minilm", True, "semantic"),
+        ("lsa", True, "lsa"),  # an index built with --semantic beside LSA topics: the LSA
+        ("lsa", False, "lsa"),
+        ("minilm", False, "lsa"),  # nothing kept to read
+    ],
+)
+def test_the_dense_rows_are_the_topics_embedding_where_they_were_found_in_it(
+    representation: str, has_vectors: bool, used: str
+) -> None:
+    semantic = np.full((3, 384), 0.05) if has_vectors else None
+    model = _Fitted(representation, semantic)
+    np.testing.assert_array_equal(dense_rows(model), model.semantic_ if used == "semantic" else model.lsa_)
+    assert dense_rows(model).shape[1] == (384 if used == "semantic" else 40)

@@ -141,6 +141,23 @@ def test_an_upload_refit_reuses_the_first_fits_vectors(seeds: pd.DataFrame) -> N
     assert not np.array_equal(shuffled.papers["topic"].to_numpy(), refit.papers["topic"].to_numpy())
 
 
+def test_recommendations_for_a_list_read_the_vectors_the_topics_used(seeds: pd.DataFrame) -> None:
+    """ "Recommended for" a reading list (the Papers page, the digest and ``paper-dashboard recommend``
+    share `recommend.dense_rows`) ranks a small corpus in the sentence embedding its topics used."""
+    from dashboard.library.digest import recommender
+    from dashboard.search import recommend
+
+    fitted = topicspace.fit_topics(seeds)
+    model = fitted.model
+    reading_list = np.flatnonzero(fitted.papers["topic"].to_numpy() == fitted.papers["topic"].iat[0])[:4]
+    others = np.setdiff1d(np.arange(len(seeds)), reading_list)
+    ranked = [row for row, _ in recommender(fitted, fitted.papers)(reading_list, others)]
+    in_embedding = recommend.recommend(model.tfidf_, model.semantic_, reading_list).rows
+    in_lsa = recommend.recommend(model.tfidf_, model.lsa_, reading_list).rows
+    assert ranked == in_embedding[: len(ranked)].tolist()
+    assert ranked != in_lsa[: len(ranked)].tolist()  # the space makes a difference here
+
+
 def test_papers_appended_to_an_embedding_index_are_placed_in_that_space(
     seeds: pd.DataFrame, tmp_path: Path
 ) -> None:

@@ -71,7 +71,7 @@ def _list_entries(path: Path, name: str) -> tuple[Any, dict[str, list[str]]] | s
 def run_recommend(args: argparse.Namespace) -> int:
     """Read the list, load (or open) the corpus, rank, write the table; the exit status."""
     from dashboard import index as paper_index
-    from dashboard.search.recommend import recommend
+    from dashboard.search.recommend import dense_rows, recommend
 
     found = _list_entries(args.library, args.list_name)
     if isinstance(found, str):
@@ -96,7 +96,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     if not len(in_corpus):
         _say(f'no paper of "{args.list_name}" is in this corpus: nothing to recommend')
         return cli.EXIT_SKIPPED
-    ranked = recommend(analysis.model.tfidf_, analysis.model.lsa_, in_corpus)
+    ranked = recommend(analysis.model.tfidf_, dense_rows(analysis.model), in_corpus)
     if ranked.fallback:
         _say(
             f'"{args.list_name}" has {len(ranked.list_rows)} paper(s) in this corpus, fewer than 3: '

@@ -40,16 +40,17 @@ Recommender = Callable[[np.ndarray, np.ndarray], list[tuple[int, str]]]
 
 def recommender(analysis: Any, papers: pd.DataFrame) -> Recommender:
     """The Papers page's "Recommended for" order (`dashboard.search.recommend`) on this analysis's
-    TF-IDF and LSA rows, with why: the terms shared with the list, or its closest paper."""
+    TF-IDF rows and its dense ones (`recommend.dense_rows`), with why: the terms shared with the list, or its closest paper."""
     from dashboard.search import recommend as ranking
 
     model = analysis.model
 
     def rank(list_rows: np.ndarray, candidates: np.ndarray) -> list[tuple[int, str]]:
-        ranked = ranking.recommend(model.tfidf_, model.lsa_, list_rows)
+        dense = ranking.dense_rows(model)
+        ranked = ranking.recommend(model.tfidf_, dense, list_rows)
         wanted = np.isin(ranked.rows, candidates)
         rows = ranked.rows[wanted][:RECOMMENDED_RANKS]
-        reasons = ranking.explain(model.tfidf_, model.lsa_, model.terms_, ranked.list_rows, rows.tolist())
+        reasons = ranking.explain(model.tfidf_, dense, model.terms_, ranked.list_rows, rows.tolist())
         out = []
         for row, reason in zip(rows.tolist(), reasons, strict=True):
             why = [f"shares {', '.join(reason.terms)}"] if reason.terms else []

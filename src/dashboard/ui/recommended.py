@@ -57,7 +57,7 @@ def _ranked(
     digest: str, model: str, list_key: bytes, _analysis: object, _rows: np.ndarray
 ) -> core.Recommendations:
     fitted = _analysis.model  # type: ignore[attr-defined]
-    return core.recommend(fitted.tfidf_, fitted.lsa_, _rows)
+    return core.recommend(fitted.tfidf_, core.dense_rows(fitted), _rows)
 
 
 def recommendations(view: View, rows: np.ndarray) -> core.Recommendations:
@@ -109,7 +109,7 @@ def reasons(view: View, result: Found, rows: np.ndarray) -> list[str]:
     """The why of each of ``rows``: the terms it shares with the list, and the list's closest paper."""
     list_rows, _, _ = _list_rows(view, result.what)
     model = view.analysis.model
-    explained = core.explain(model.tfidf_, model.lsa_, model.terms_, list_rows, rows)
+    explained = core.explain(model.tfidf_, core.dense_rows(model), model.terms_, list_rows, rows)
     titles = view.papers["title"].astype(str) if "title" in view.papers.columns else None
     return [
         reason.text(str(titles.iat[reason.closest]) if titles is not None and reason.closest >= 0 else "")
