@@ -40,7 +40,8 @@ Recommender = Callable[[np.ndarray, np.ndarray], list[tuple[int, str]]]
 
 def recommender(analysis: Any, papers: pd.DataFrame) -> Recommender:
     """The Papers page's "Recommended for" order (`dashboard.search.recommend`) on this analysis's
-    TF-IDF rows and its dense ones (`recommend.dense_rows`), with why: the terms shared with the list, or its closest paper."""
+    TF-IDF rows and its dense ones (`recommend.dense_rows`), with why: the terms shared with the list,
+    or its closest paper."""
     from dashboard.search import recommend as ranking
 
     model = analysis.model
