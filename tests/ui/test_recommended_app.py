@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import corpus
 from dashboard.analytics import analysis
 from dashboard.library.store import Library
-from dashboard.ui import components, keys
+from dashboard.ui import components, keys, library
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -74,6 +74,25 @@ def test_rec_orders_the_papers_without_the_lists_with_score_and_why(seeds: pd.Da
     assert grid["why"].str.contains("shared: |closest: ").all()
     assert any("Recommended for" in m.value and "mine" in m.value for m in at.markdown)
     assert any("by fit to the reading list" in c.value for c in at.caption)
+
+
+def test_add_to_a_list_takes_the_recommended_papers_the_download_holds(seeds: pd.DataFrame) -> None:
+    """The table, its download and "Add to a list" hold one set of papers: the recommended ones, never
+    the list's own (the button offered every filtered paper, the list's included)."""
+    mine = seeds.iloc[[0, 1, 2]]
+    add("mine", mine)
+    at = papers_page({"rec": "mine"})
+    others = len(seeds) - len(mine)
+    assert at.button(key=f"{keys.PAPERS_ADD}.add") is not None
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert any(f"Download {others} papers" in label for label in labels), labels
+    at.selectbox(key=f"{keys.PAPERS_ADD}.list").set_value(library.NEW_LIST).run()
+    at.text_input(key=f"{keys.PAPERS_ADD}.new").input("picked").run()
+    at.button(key=f"{keys.PAPERS_ADD}.add").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    with Library.open(Path(os.environ["PAPER_DASHBOARD_LIBRARY"])) as lib:
+        added = set(lib.entries("picked")["corpus_id"])
+    assert len(added) == others and not added & set(mine["id"])
 
 
 def test_a_filter_narrows_the_recommendations_in_the_same_order(seeds: pd.DataFrame) -> None:

@@ -47,7 +47,7 @@ if result is None:
 else:
     n_rows, table = len(rows), lambda: view.papers.iloc[rows]
 components.download(table, view, stem="papers", key=keys.PAPERS_FORMAT, n_rows=n_rows)
-library_ui.add_filtered(view, keys.PAPERS_ADD)
+library_ui.add_filtered(view, keys.PAPERS_ADD, None if result is None else rows)
 mark("download")
 shown_key = f"{keys.PAPERS_SHOWN}.{view.filters.slug()}.{order}"
 # The first screen holds ten rows: a first page of `components.FIRST_ROWS`, not a thousand, is what a

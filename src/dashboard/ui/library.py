@@ -268,8 +268,13 @@ def add_to_list(view: View, rows: Sequence[int] | np.ndarray, *, key: str, what:
     notice()
 
 
-def add_filtered(view: View, key: str) -> None:
-    """Add every paper the filters select (the papers picked on the map, when some are)."""
+def add_filtered(view: View, key: str, rows: np.ndarray | None = None) -> None:
+    """Add every paper the filters select (the papers picked on the map, when some are), or where a
+    page shows a ranking (a search, "papers like", a reading list's recommendations), its ``rows``: the
+    papers its table and download hold (a list's recommendations leave out the list's own papers)."""
+    if rows is not None:
+        add_to_list(view, rows, key=key, what="papers shown")
+        return
     picked = view.filters.id or view.filters.box
     what = "picked papers" if picked else ("papers" if view.filters.is_empty else "filtered papers")
     add_to_list(view, np.flatnonzero(view.mask.to_numpy()), key=key, what=what)
