@@ -45,9 +45,9 @@ def recommender(analysis: Any, papers: pd.DataFrame) -> Recommender:
     from dashboard.search import recommend as ranking
 
     model = analysis.model
+    dense = ranking.dense_rows(model)  # one space for every list this recommender ranks
 
     def rank(list_rows: np.ndarray, candidates: np.ndarray) -> list[tuple[int, str]]:
-        dense = ranking.dense_rows(model)
         ranked = ranking.recommend(model.tfidf_, dense, list_rows)
         wanted = np.isin(ranked.rows, candidates)
         rows = ranked.rows[wanted][:RECOMMENDED_RANKS]
