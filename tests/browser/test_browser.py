@@ -33,12 +33,14 @@ from support.browser import (  # noqa: F401
     no_errors,
     open_page,
     query,
+    search_for,
     select_a_box,
     settle,
     shoot,
     sidebar_text,
     sync_api,
     wait_for_query,
+    wait_for_value,
 )
 from support.server import REPO, running_app
 
@@ -61,11 +63,7 @@ def test_a_filter_goes_into_the_url_the_count_and_the_download_and_back_undoes_i
     shown, total = counts(page)
     assert shown == total
 
-    search = page.locator('[data-testid="stSidebar"] input[type="text"]').first
-    search.fill("model")
-    search.press("Enter")
-    wait_for_query(page, "q")
-    settle(page)
+    search_for(page, "model")
     assert query(page)["q"] == ["model"]
     shown, _ = counts(page)
     assert 0 < shown < total
@@ -85,7 +83,7 @@ def test_a_filter_goes_into_the_url_the_count_and_the_download_and_back_undoes_i
     wait_for_query(page, "q", present=False)
     settle(page)
     assert counts(page) == (total, total)
-    assert page.locator('[data-testid="stSidebar"] input[type="text"]').first.input_value() == ""
+    wait_for_value(page.locator('[data-testid="stSidebar"] input[type="text"]').first, "")
 
 
 def test_clicking_a_topic_bar_filters_the_papers(app_url: str, browser: object) -> None:

@@ -25,8 +25,10 @@ from support.browser import (  # the module's server and browser fixtures too
     no_errors,
     open_page,
     query,
+    search_for,
     settle,
     wait_for_query,
+    wait_for_value,
 )
 
 from dashboard.ui import navigation
@@ -51,11 +53,7 @@ def path_of(page: object) -> str:
 
 def set_search_and_topic(page: object) -> None:
     """Type a search and pick the first topic offered, through the sidebar's widgets."""
-    search = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input').first  # type: ignore[attr-defined]
-    search.fill("model")
-    search.press("Enter")
-    wait_for_query(page, "q")
-    settle(page)
+    search_for(page, "model")
     topics = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').first  # type: ignore[attr-defined]
     topics.locator('input[role="combobox"]').click()
     page.get_by_role("option").first.wait_for()  # type: ignore[attr-defined]
@@ -111,7 +109,7 @@ def test_filters_follow_every_sidebar_link_back_forward_and_a_reload(app_url: st
     settle(page)
     assert filter_part(page) == wanted and counts(page) == (shown, total)
     search = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input').first  # type: ignore[attr-defined]
-    assert search.input_value() == "model"
+    wait_for_value(search, "model")
 
 
 def test_page_settings_stay_with_their_page(app_url: str, browser: object) -> None:

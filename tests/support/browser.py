@@ -105,6 +105,36 @@ def wait_for_query(page: object, key: str, present: bool = True, timeout: float 
         time.sleep(0.15)
 
 
+def wait_for_value(field: object, value: str, timeout: float = 60.0) -> None:
+    """Wait until the input ``field`` shows ``value``: on a loaded machine the widget's value can reach
+    the page a moment after the count line that the same script run drew."""
+    deadline = time.monotonic() + timeout
+    while (shown := field.input_value()) != value:  # type: ignore[attr-defined]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the field shows {shown!r}, not {value!r}, after {timeout:.0f} s")
+        time.sleep(0.15)
+
+
+def search_for(page: object, text: str) -> None:
+    """Type ``text`` into the sidebar's search and press Enter, until the URL carries it as ``q``.
+
+    An Enter pressed while the page is still busy (a loaded CI machine) can be lost; the search is then
+    typed again, as a person would, rather than the test failing on the browser's timing.
+    """
+    field = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input').first  # type: ignore[attr-defined]
+    for attempt in range(3):
+        settle(page)
+        field.fill(text)
+        field.press("Enter")
+        try:
+            wait_for_query(page, "q", timeout=20.0 if attempt < 2 else 60.0)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
+    settle(page)
+
+
 def act_until_query(page: object, key: str, act: Callable[[], None], tries: int = 3) -> None:
     """Do ``act`` (a click or drag on a chart) until the URL has ``key``: one that lands while Plotly still
     lays the chart out does nothing (seen in loaded CI runs), so it is done again once the browser is idle."""
