@@ -18,6 +18,7 @@ formulas are skipped. CJK text (no spaces between words) becomes overlapping cha
 from __future__ import annotations
 
 import functools
+import gc
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -265,10 +266,12 @@ def _piece_terms(piece: str) -> tuple[tuple[str, int, int], ...]:
         if len(piece) == 1:
             return ((_BREAK, 0, 0), (piece, 0, 1), (_BREAK, 1, 1))
         # Each character bigram is a phrase of its own: the bigrams already span the words.
-        out: list[tuple[str, int, int]] = []
-        for i in range(len(piece) - 1):
-            out += [(_BREAK, i, i), (piece[i : i + 2], i, i + 2)]
-        return (*out, (_BREAK, len(piece), len(piece)))
+        size = len(piece)
+        breaks = [(_BREAK, i, i) for i in range(size)]
+        bigrams = [(piece[i : i + 2], i, i + 2) for i in range(size - 1)]
+        out: list[tuple[str, int, int]] = [None] * (2 * size - 1)  # type: ignore[list-item]
+        out[0::2], out[1::2] = breaks, bigrams  # break, bigram, break, ..., break
+        return tuple(out)
     term = normalise_word(piece)
     if len(term) < 2:
         return ((_BREAK, 0, len(piece)),)
@@ -302,11 +305,11 @@ def scan_with_spans(text: str) -> list[tuple[str, int, int]]:
 
 def _phrases(terms: list[str], stop_words: bool) -> list[list[int]]:
     """Index runs of consecutive terms that form phrases."""
-    breakers = PHRASE_BREAKERS if stop_words else frozenset()
+    breakers = _BREAKERS_AND_BREAK if stop_words else _JUST_BREAK
     runs: list[list[int]] = []
     current: list[int] = []
     for i, term in enumerate(terms):
-        if term == _BREAK or term in breakers:
+        if term in breakers:
             if current:
                 runs.append(current)
                 current = []
@@ -322,12 +325,17 @@ def _ngram_indices(
 ) -> Iterable[tuple[str, int, int]]:
     """(n-gram, index of first term, index of last term) for every n-gram within a phrase."""
     low, high = ngram_range
+    generic = GENERIC_TERMS if stop_words else frozenset()
     for run in _phrases(terms, stop_words):
+        if len(run) == 1:  # the common phrase of one term (every CJK bigram is one): no slicing
+            if low == 1 and terms[run[0]] not in generic:
+                yield terms[run[0]], run[0], run[0]
+            continue
         words = [terms[i] for i in run]
         for n in range(low, high + 1):
             for i in range(len(words) - n + 1):
                 gram = words[i : i + n]
-                if stop_words and all(w in GENERIC_TERMS for w in gram):
+                if all(w in generic for w in gram):
                     continue
                 yield " ".join(gram) if n > 1 else gram[0], run[i], run[i + n - 1]
 
@@ -371,12 +379,21 @@ def ngrams_with_spans(
     text: str, ngram_range: tuple[int, int] = (1, 2), *, stop_words: bool = True
 ) -> list[tuple[str, int, int]]:
     """The terms of ``text`` as ``(term, start, end)`` character spans (for highlighting)."""
-    scanned = scan_with_spans(text)
-    terms = [term for term, _, _ in scanned]
-    return [
-        (gram, scanned[first][1], scanned[last][2])
-        for gram, first, last in _ngram_indices(terms, ngram_range, stop_words)
-    ]
+    # Every tuple made here is acyclic, but on a long text their number set off the cyclic collector
+    # again and again, each pass over all of them: more than half the time on 100 kB of CJK. It runs
+    # once this is done; one left off by another thread is left off.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        scanned = scan_with_spans(text)
+        terms = [term for term, _, _ in scanned]
+        return [
+            (gram, scanned[first][1], scanned[last][2])
+            for gram, first, last in _ngram_indices(terms, ngram_range, stop_words)
+        ]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def tokenize(text: str, *, stop_words: bool = True) -> list[str]:
