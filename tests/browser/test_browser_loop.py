@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from support.browser import (  # the module's server and browser fixtures too
     CHROMIUM,
+    SEARCH_BOX,
     app_url,
     browser,
     counts,
@@ -108,8 +109,7 @@ def test_filters_follow_every_sidebar_link_back_forward_and_a_reload(app_url: st
     page.reload()  # type: ignore[attr-defined]
     settle(page)
     assert filter_part(page) == wanted and counts(page) == (shown, total)
-    search = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input').first  # type: ignore[attr-defined]
-    wait_for_value(search, "model")
+    wait_for_value(page.locator(SEARCH_BOX).first, "model")  # type: ignore[attr-defined]
 
 
 def test_page_settings_stay_with_their_page(app_url: str, browser: object) -> None:

@@ -19,6 +19,7 @@ SCREENSHOTS = REPO / "artifacts" / "screenshots"
 
 
 COUNT = re.compile(r"([\d,]+) of ([\d,]+) papers")
+SEARCH_BOX = '[data-testid="stSidebar"] [data-testid="stTextInput"] input'  # the sidebar's search, first
 
 
 PAGES = {"Overview": "overview", "Papers": "papers", "Topics": "topics", "Terms": "terms",
@@ -121,7 +122,7 @@ def search_for(page: object, text: str) -> None:
     An Enter pressed while the page is still busy (a loaded CI machine) can be lost; the search is then
     typed again, as a person would, rather than the test failing on the browser's timing.
     """
-    field = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input').first  # type: ignore[attr-defined]
+    field = page.locator(SEARCH_BOX).first  # type: ignore[attr-defined]
     for attempt in range(3):
         settle(page)
         field.fill(text)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -267,11 +268,9 @@ def _piece_terms(piece: str) -> tuple[tuple[str, int, int], ...]:
             return ((_BREAK, 0, 0), (piece, 0, 1), (_BREAK, 1, 1))
         # Each character bigram is a phrase of its own: the bigrams already span the words.
         size = len(piece)
-        breaks = [*((_BREAK, i, i) for i in range(size - 1)), (_BREAK, size, size)]
+        breaks = [(_BREAK, i, i) for i in range(size - 1)]
         bigrams = [(piece[i : i + 2], i, i + 2) for i in range(size - 1)]
-        out: list[tuple[str, int, int]] = [None] * (2 * size - 1)  # type: ignore[list-item]
-        out[0::2], out[1::2] = breaks, bigrams  # break, bigram, break, ..., break
-        return tuple(out)
+        return (*itertools.chain.from_iterable(zip(breaks, bigrams, strict=True)), (_BREAK, size, size))
     term = normalise_word(piece)
     if len(term) < 2:
         return ((_BREAK, 0, len(piece)),)
